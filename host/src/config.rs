@@ -1,0 +1,1 @@
+//! `plugins.toml`: parsing and validation. (Being written.)

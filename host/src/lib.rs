@@ -1,0 +1,3 @@
+//! Toolcell: an MCP server whose tools are sandboxed WebAssembly components.
+
+pub mod config;

@@ -1,0 +1,411 @@
+//! The `fs` plugin: read-only file tools.
+//!
+//! `read_file`, `tail`, `file_info` and `list_directory`, all in category
+//! `read` and all read-only, so the host mounts every directory read-only for
+//! them. Paths are absolute or relative to the first mount; the sandbox, not
+//! this code, keeps them inside the mounts.
+//!
+//! Configuration (`[plugin.config]` in `plugins.toml`):
+//! - `max_file_bytes`: the largest file `read_file` reads whole (default 10 MiB).
+
+use std::fs::{self, File};
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use std::time::SystemTime;
+
+use toolcell_sdk::schemars::JsonSchema;
+use toolcell_sdk::serde::{Deserialize, Serialize};
+use toolcell_sdk::{Category, Error, Output, Tool, host};
+
+const DEFAULT_MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
+const DEFAULT_READ_LIMIT: usize = 2000;
+const MAX_TAIL_LINES: usize = 10_000;
+const MAX_LIST_ENTRIES: usize = 5000;
+/// How much of a file's start is checked for NUL bytes, as git and ripgrep do.
+const BINARY_PROBE_BYTES: usize = 8192;
+
+fn tools() -> Vec<Tool> {
+    vec![
+        Tool::new("read_file", read_file)
+            .title("Read file")
+            .description(
+                "Read a text file by lines. `offset` is the first line to return (1-based) and \
+                 `limit` the number of lines (default 2000); a note at the end says how to \
+                 continue when more lines remain. Binary files and files over the size limit \
+                 are refused; use `tail` for the end of a large log.",
+            )
+            .category(Category::Read)
+            .read_only()
+            .open_world(false),
+        Tool::new("tail", tail)
+            .title("Tail file")
+            .description("Return the last lines of a text file (default 10, at most 10000).")
+            .category(Category::Read)
+            .read_only()
+            .open_world(false),
+        Tool::new("file_info", file_info)
+            .title("File info")
+            .description(
+                "Size, kind (file, directory, symlink), modified time and permissions of a \
+                 path. A symlink is described itself, not followed.",
+            )
+            .category(Category::Read)
+            .output_schema::<FileInfo>()
+            .read_only()
+            .open_world(false),
+        Tool::new("list_directory", list_directory)
+            .title("List directory")
+            .description(
+                "List a directory's entries sorted by name, directories marked with a trailing \
+                 `/`. `all` includes names starting with `.`; `long` adds kind, size and \
+                 modified time.",
+            )
+            .category(Category::Read)
+            .read_only()
+            .open_world(false),
+    ]
+}
+
+toolcell_sdk::export_plugin!(tools);
+
+/// Arguments of `read_file`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde", deny_unknown_fields)]
+#[schemars(crate = "toolcell_sdk::schemars")]
+struct ReadFileArgs {
+    /// The file: an absolute path, or relative to the first granted directory.
+    path: String,
+    /// The first line to return, counting from 1. Default 1.
+    #[schemars(range(min = 1))]
+    offset: Option<u64>,
+    /// How many lines to return at most. Default 2000.
+    #[schemars(range(min = 1))]
+    limit: Option<u64>,
+    /// Prefix each line with its number, as `cat -n` does. Default false.
+    #[serde(default)]
+    line_numbers: bool,
+}
+
+fn read_file(args: ReadFileArgs) -> Result<Output, Error> {
+    let path = toolcell_sdk::fs::resolve(&args.path)?;
+    let max_bytes = host::config("max_file_bytes")
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(DEFAULT_MAX_FILE_BYTES);
+    let file = open_regular_file(&path)?;
+    let size = file.metadata().map_err(|e| Error::io(&path, e))?.len();
+    if size > max_bytes {
+        return Err(Error::new(format!(
+            "`{}` is {}, over read_file's limit of {}; use `tail` for its end",
+            path.display(),
+            human_size(size),
+            human_size(max_bytes)
+        )));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(max_bytes + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(&path, e))?;
+    let text = decode_text(&path, bytes)?;
+
+    let first = args.offset.unwrap_or(1).max(1);
+    let limit = args.limit.map_or(DEFAULT_READ_LIMIT, saturating_usize);
+    let skip = saturating_usize(first - 1);
+    let total = text.lines().count();
+    if skip >= total && total > 0 {
+        return Err(Error::new(format!(
+            "offset {first} is past the end: `{}` has {total} lines",
+            path.display()
+        )));
+    }
+    let mut out = String::with_capacity(text.len().min(1 << 20));
+    let mut shown = 0;
+    for (index, line) in text.lines().enumerate().skip(skip).take(limit) {
+        if args.line_numbers {
+            out.push_str(&format!("{:>6}\t", index + 1));
+        }
+        out.push_str(line);
+        out.push('\n');
+        shown += 1;
+    }
+    let last = skip + shown;
+    if last < total {
+        out.push_str(&format!(
+            "\n[lines {}-{last} of {total}; continue with offset={}]\n",
+            skip + 1,
+            last + 1
+        ));
+    }
+    Ok(Output::text(out))
+}
+
+/// Arguments of `tail`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde", deny_unknown_fields)]
+#[schemars(crate = "toolcell_sdk::schemars")]
+struct TailArgs {
+    /// The file: an absolute path, or relative to the first granted directory.
+    path: String,
+    /// How many lines to return from the end. Default 10, at most 10000.
+    #[serde(default = "ten")]
+    #[schemars(range(min = 1, max = 10000))]
+    lines: u64,
+}
+
+fn ten() -> u64 {
+    10
+}
+
+fn tail(args: TailArgs) -> Result<Output, Error> {
+    let path = toolcell_sdk::fs::resolve(&args.path)?;
+    let wanted = saturating_usize(args.lines).min(MAX_TAIL_LINES);
+    let mut file = open_regular_file(&path)?;
+    let size = file.metadata().map_err(|e| Error::io(&path, e))?.len();
+
+    // Read backwards in chunks until the chunk holds `wanted` complete lines
+    // (one more newline than that, or the start of the file).
+    let mut chunk: Vec<u8> = Vec::new();
+    let mut start = size;
+    let step: u64 = 64 * 1024;
+    loop {
+        let ignore_final = usize::from(chunk.last() == Some(&b'\n'));
+        let newlines = chunk.iter().filter(|&&b| b == b'\n').count();
+        if start == 0 || newlines >= wanted + ignore_final {
+            break;
+        }
+        let next = start.saturating_sub(step);
+        let mut piece = vec![0; saturating_usize(start - next)];
+        file.seek(SeekFrom::Start(next))
+            .and_then(|_| file.read_exact(&mut piece))
+            .map_err(|e| Error::io(&path, e))?;
+        piece.extend_from_slice(&chunk);
+        chunk = piece;
+        start = next;
+    }
+    if start > 0 {
+        // Drop the partial first line of the chunk.
+        if let Some(cut) = chunk.iter().position(|&b| b == b'\n') {
+            chunk.drain(..=cut);
+        }
+    }
+    let text = decode_text(&path, chunk)?;
+    let lines: Vec<&str> = text.lines().collect();
+    let from = lines.len().saturating_sub(wanted);
+    let mut out = lines[from..].join("\n");
+    out.push('\n');
+    Ok(Output::text(out))
+}
+
+/// Arguments of `file_info`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde", deny_unknown_fields)]
+#[schemars(crate = "toolcell_sdk::schemars")]
+struct FileInfoArgs {
+    /// The path: absolute, or relative to the first granted directory.
+    path: String,
+}
+
+/// What `file_info` returns as structured content.
+#[derive(Serialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde")]
+#[schemars(crate = "toolcell_sdk::schemars")]
+struct FileInfo {
+    /// The path, resolved.
+    path: String,
+    /// `file`, `directory`, `symlink` or `other`.
+    kind: String,
+    /// Size in bytes.
+    size: u64,
+    /// Last modification, RFC 3339 in UTC, if the filesystem records it.
+    modified: Option<String>,
+    /// Last access, RFC 3339 in UTC, if the filesystem records it.
+    accessed: Option<String>,
+    /// Creation, RFC 3339 in UTC, if the filesystem records it.
+    created: Option<String>,
+    /// Permissions as the sandbox reports them.
+    permissions: Permissions,
+    /// For a symlink, the path it points to.
+    symlink_target: Option<String>,
+}
+
+/// Permissions of a path.
+#[derive(Serialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde")]
+#[schemars(crate = "toolcell_sdk::schemars")]
+struct Permissions {
+    /// Whether the file is read-only (for this sandbox, or on disk).
+    readonly: bool,
+}
+
+fn file_info(args: FileInfoArgs) -> Result<Output, Error> {
+    let path = toolcell_sdk::fs::resolve(&args.path)?;
+    let meta = fs::symlink_metadata(&path).map_err(|e| Error::io(&path, e))?;
+    let kind = kind_name(&meta.file_type());
+    let symlink_target = if meta.file_type().is_symlink() {
+        fs::read_link(&path)
+            .ok()
+            .map(|t| t.to_string_lossy().into_owned())
+    } else {
+        None
+    };
+    let info = FileInfo {
+        path: path.display().to_string(),
+        kind: kind.to_string(),
+        size: meta.len(),
+        modified: meta.modified().ok().map(rfc3339),
+        accessed: meta.accessed().ok().map(rfc3339),
+        created: meta.created().ok().map(rfc3339),
+        permissions: Permissions {
+            readonly: meta.permissions().readonly(),
+        },
+        symlink_target,
+    };
+    let mut text = format!(
+        "path: {}\nkind: {}\nsize: {} bytes ({})\n",
+        info.path,
+        info.kind,
+        info.size,
+        human_size(info.size)
+    );
+    for (label, value) in [
+        ("modified", &info.modified),
+        ("accessed", &info.accessed),
+        ("created", &info.created),
+        ("symlink target", &info.symlink_target),
+    ] {
+        if let Some(value) = value {
+            text.push_str(&format!("{label}: {value}\n"));
+        }
+    }
+    text.push_str(&format!("readonly: {}\n", info.permissions.readonly));
+    Output::structured(&info, text)
+}
+
+/// Arguments of `list_directory`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde", deny_unknown_fields)]
+#[schemars(crate = "toolcell_sdk::schemars")]
+struct ListDirectoryArgs {
+    /// The directory: absolute, or relative to the first granted directory.
+    path: String,
+    /// Include entries whose names start with `.`. Default false.
+    #[serde(default)]
+    all: bool,
+    /// Show kind, size and modified time for each entry. Default false.
+    #[serde(default)]
+    long: bool,
+}
+
+fn list_directory(args: ListDirectoryArgs) -> Result<Output, Error> {
+    let path = toolcell_sdk::fs::resolve(&args.path)?;
+    let meta = fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
+    if !meta.is_dir() {
+        return Err(Error::new(format!(
+            "`{}` is not a directory; use `file_info` or `read_file` for a file",
+            path.display()
+        )));
+    }
+    let mut entries = Vec::new();
+    for entry in fs::read_dir(&path).map_err(|e| Error::io(&path, e))? {
+        let entry = entry.map_err(|e| Error::io(&path, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !args.all && name.starts_with('.') {
+            continue;
+        }
+        entries.push((name, entry));
+    }
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    let total = entries.len();
+    let mut out = String::new();
+    for (name, entry) in entries.iter().take(MAX_LIST_ENTRIES) {
+        let file_type = entry.file_type().ok();
+        let is_dir = file_type.as_ref().is_some_and(|t| t.is_dir());
+        let suffix = if is_dir { "/" } else { "" };
+        if args.long {
+            let meta = entry.metadata().ok();
+            let kind = file_type.as_ref().map_or("other", kind_name);
+            let size = meta.as_ref().map_or(0, |m| m.len());
+            let modified = meta
+                .and_then(|m| m.modified().ok())
+                .map(rfc3339)
+                .unwrap_or_else(|| "-".to_string());
+            out.push_str(&format!(
+                "{kind:<9} {size:>12}  {modified}  {name}{suffix}\n"
+            ));
+        } else {
+            out.push_str(&format!("{name}{suffix}\n"));
+        }
+    }
+    if total == 0 {
+        out.push_str("(empty directory)\n");
+    } else if total > MAX_LIST_ENTRIES {
+        out.push_str(&format!(
+            "\n[showing {MAX_LIST_ENTRIES} of {total} entries]\n"
+        ));
+    }
+    Ok(Output::text(out))
+}
+
+/// Opens `path` for reading, refusing directories with a useful message.
+fn open_regular_file(path: &Path) -> Result<File, Error> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if meta.is_dir() {
+        return Err(Error::new(format!(
+            "`{}` is a directory; use `list_directory`",
+            path.display()
+        )));
+    }
+    Ok(file)
+}
+
+/// Decodes file contents as UTF-8 text, refusing binary data.
+fn decode_text(path: &Path, bytes: Vec<u8>) -> Result<String, Error> {
+    let probe = &bytes[..bytes.len().min(BINARY_PROBE_BYTES)];
+    if let Some(at) = probe.iter().position(|&b| b == 0) {
+        return Err(Error::new(format!(
+            "`{}` looks like a binary file (NUL byte at offset {at}); these tools return text only",
+            path.display()
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        Error::new(format!(
+            "`{}` is not UTF-8 text (invalid byte at offset {}); these tools return text only",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+fn kind_name(file_type: &fs::FileType) -> &'static str {
+    if file_type.is_symlink() {
+        "symlink"
+    } else if file_type.is_dir() {
+        "directory"
+    } else if file_type.is_file() {
+        "file"
+    } else {
+        "other"
+    }
+}
+
+fn rfc3339(time: SystemTime) -> String {
+    humantime::format_rfc3339_seconds(time).to_string()
+}
+
+fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+fn saturating_usize(value: u64) -> usize {
+    usize::try_from(value).unwrap_or(usize::MAX)
+}

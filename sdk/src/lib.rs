@@ -1,0 +1,598 @@
+//! Write [Toolcell](https://github.com/toolcell/toolcell) plugins in Rust.
+//!
+//! A plugin is a WebAssembly component that offers MCP tools. Toolcell runs
+//! each call in a fresh sandbox that can reach only what `plugins.toml`
+//! grants: mounted directories, named environment variables and, later,
+//! outbound hosts. This crate hides the WIT bindings: a plugin depends on
+//! `toolcell-sdk` alone.
+//!
+//! The main types:
+//! - [`Tool`] describes one tool: its name, title, description, category,
+//!   annotations and handler. The input schema is derived from the handler's
+//!   argument type with [`schemars`], and the arguments are decoded with
+//!   [`serde`].
+//! - [`Output`] is what a handler returns on success; [`Error`] is a failure
+//!   the model can act on, sent as a result with `isError: true`.
+//! - [`export_plugin!`] exports a function that lists the plugin's tools.
+//! - [`fs`] resolves paths: a relative path is resolved against the plugin's
+//!   first mount (the guest has no current directory of its own).
+//! - [`host`] logs, reports progress, checks for cancellation and reads the
+//!   plugin's `config` table.
+//!
+//! # Example
+//!
+//! A complete plugin with one tool. Build it with
+//! `cargo build --release --target wasm32-wasip2` from a `cdylib` crate; the
+//! `.wasm` file in `target/wasm32-wasip2/release/` is the component to list
+//! in `plugins.toml`.
+//!
+//! ```
+//! use toolcell_sdk::schemars::JsonSchema;
+//! use toolcell_sdk::serde::Deserialize;
+//! use toolcell_sdk::{Category, Error, Output, Tool};
+//!
+//! /// Arguments of `count_lines`. Doc comments become schema descriptions.
+//! #[derive(Deserialize, JsonSchema)]
+//! // The derives find serde and schemars through the SDK, so the plugin
+//! // needs no dependency of its own on them.
+//! #[serde(crate = "toolcell_sdk::serde")]
+//! #[schemars(crate = "toolcell_sdk::schemars")]
+//! struct CountLines {
+//!     /// The file to count, absolute or relative to the first mount.
+//!     path: String,
+//! }
+//!
+//! fn count_lines(args: CountLines) -> Result<Output, Error> {
+//!     let path = toolcell_sdk::fs::resolve(&args.path)?;
+//!     let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+//!     Ok(Output::text(format!("{} lines", text.lines().count())))
+//! }
+//!
+//! fn tools() -> Vec<Tool> {
+//!     vec![
+//!         Tool::new("count_lines", count_lines)
+//!             .title("Count lines")
+//!             .description("Count the lines of a text file.")
+//!             .category(Category::Read)
+//!             .read_only(),
+//!     ]
+//! }
+//!
+//! toolcell_sdk::export_plugin!(tools);
+//! # fn main() {}
+//! ```
+
+// The generated bindings name this crate by its absolute path, which must
+// resolve inside the crate too.
+extern crate self as toolcell_sdk;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pub use schemars;
+pub use serde;
+pub use serde_json;
+pub use wit_bindgen;
+
+#[doc(hidden)]
+pub mod __private {
+    //! Used by [`export_plugin!`](crate::export_plugin); not part of the API.
+
+    #[allow(unsafe_code, missing_docs, clippy::all)]
+    pub mod bindings {
+        wit_bindgen::generate!({
+            path: "../wit",
+            world: "toolcell:plugin/plugin@0.1.0",
+            pub_export_macro: true,
+            export_macro_name: "__export_plugin_world",
+            default_bindings_module: "$crate::__private::bindings",
+            runtime_path: "::toolcell_sdk::wit_bindgen::rt",
+            bitflags_path: "::toolcell_sdk::wit_bindgen::rt::bitflags",
+            generate_all,
+        });
+    }
+
+    pub use bindings::exports::toolcell::plugin::tools::Guest;
+    use bindings::exports::toolcell::plugin::tools as wit;
+    pub use wit::{Call, ToolDescriptor, ToolResult};
+
+    use crate::{IntoWit, Tool};
+
+    /// Describes every tool, for `list-tools`.
+    pub fn list_tools(tools: Vec<Tool>) -> Vec<ToolDescriptor> {
+        tools.into_iter().map(Tool::into_descriptor).collect()
+    }
+
+    /// Runs the named tool, for `call-tool`.
+    pub fn call_tool(tools: Vec<Tool>, call: Call) -> ToolResult {
+        match tools.into_iter().find(|tool| tool.name == call.tool) {
+            Some(tool) => (tool.handler)(&call.arguments).into_wit(),
+            None => crate::Error::new(format!("this plugin has no tool `{}`", call.tool))
+                .into_result()
+                .into_wit(),
+        }
+    }
+}
+
+use __private::bindings::exports::toolcell::plugin::tools as wit;
+use __private::bindings::toolcell::plugin::types as wit_types;
+
+/// Exports a plugin whose tools are listed by a function `fn() -> Vec<Tool>`.
+///
+/// The function is called once per call (each call runs in a fresh
+/// instance), so keep it cheap: [`Tool`] derives its schemas lazily, only when
+/// the host asks for the descriptors.
+#[macro_export]
+macro_rules! export_plugin {
+    ($tools:path) => {
+        #[doc(hidden)]
+        struct __ToolcellPlugin;
+
+        impl $crate::__private::Guest for __ToolcellPlugin {
+            fn list_tools() -> ::std::vec::Vec<$crate::__private::ToolDescriptor> {
+                $crate::__private::list_tools($tools())
+            }
+
+            fn call_tool(call: $crate::__private::Call) -> $crate::__private::ToolResult {
+                $crate::__private::call_tool($tools(), call)
+            }
+        }
+
+        $crate::__private::bindings::__export_plugin_world!(
+            __ToolcellPlugin with_types_in $crate::__private::bindings
+        );
+    };
+}
+
+/// What kind of work a tool does; `plugins.toml` enables tools by category.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Category {
+    /// Reads files or other local state without changing it.
+    Read,
+    /// Searches local content.
+    Search,
+    /// Creates, changes or deletes local state.
+    Write,
+    /// Runs programs or code.
+    Execute,
+    /// Works with version control.
+    Vcs,
+    /// Reaches hosts over the network.
+    Network,
+    /// Any other category: lowercase ASCII letters, digits and `-`.
+    Other(String),
+}
+
+impl Category {
+    fn into_wit(self) -> wit_types::Category {
+        use wit_types::Category as C;
+        match self {
+            Category::Read => C::Read,
+            Category::Search => C::Search,
+            Category::Write => C::Write,
+            Category::Execute => C::Execute,
+            Category::Vcs => C::Vcs,
+            Category::Network => C::Network,
+            Category::Other(name) => C::Other(name),
+        }
+    }
+}
+
+type Handler = Box<dyn FnOnce(&str) -> Result<Output, Error>>;
+
+/// One tool: how it presents itself and the function that runs it.
+///
+/// Defaults, until a builder method changes them: the title is the name, the
+/// description is empty, the category is [`Category::Read`], there is no
+/// output schema, and the annotations are MCP's cautious defaults: not
+/// read-only, destructive, not idempotent, open-world. Call
+/// [`read_only`](Tool::read_only) for a tool that changes nothing.
+pub struct Tool {
+    name: String,
+    title: Option<String>,
+    description: String,
+    category: Category,
+    input_schema: fn() -> String,
+    output_schema: Option<fn() -> String>,
+    annotations: wit_types::Annotations,
+    handler: Handler,
+}
+
+impl Tool {
+    /// A tool named `name` (`[a-zA-Z0-9_-]{1,64}`) that runs `handler`.
+    ///
+    /// The input schema is derived from `A`; the host validates arguments
+    /// against it before the plugin runs, and the SDK decodes them into `A`.
+    pub fn new<A, F>(name: impl Into<String>, handler: F) -> Tool
+    where
+        A: DeserializeOwned + JsonSchema,
+        F: FnOnce(A) -> Result<Output, Error> + 'static,
+    {
+        Tool {
+            name: name.into(),
+            title: None,
+            description: String::new(),
+            category: Category::Read,
+            input_schema: schema_text::<A>,
+            output_schema: None,
+            annotations: wit_types::Annotations {
+                read_only: false,
+                destructive: true,
+                idempotent: false,
+                open_world: true,
+            },
+            handler: Box::new(move |arguments| {
+                let args = serde_json::from_str::<A>(arguments)
+                    .map_err(|e| Error::new(format!("invalid arguments: {e}")))?;
+                handler(args)
+            }),
+        }
+    }
+
+    /// A short name for people.
+    pub fn title(mut self, title: impl Into<String>) -> Tool {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// What the tool does and when to use it, written for the model.
+    pub fn description(mut self, description: impl Into<String>) -> Tool {
+        self.description = description.into();
+        self
+    }
+
+    /// The category the tool is enabled by.
+    pub fn category(mut self, category: Category) -> Tool {
+        self.category = category;
+        self
+    }
+
+    /// Declares that successful results carry structured content shaped
+    /// like `T` (see [`Output::structured`]).
+    pub fn output_schema<T: JsonSchema>(mut self) -> Tool {
+        self.output_schema = Some(schema_text::<T>);
+        self
+    }
+
+    /// The tool changes nothing: read-only, not destructive, idempotent.
+    /// The host then mounts every directory read-only for it.
+    pub fn read_only(mut self) -> Tool {
+        self.annotations.read_only = true;
+        self.annotations.destructive = false;
+        self.annotations.idempotent = true;
+        self
+    }
+
+    /// Sets whether the tool may destroy or overwrite data.
+    pub fn destructive(mut self, yes: bool) -> Tool {
+        self.annotations.destructive = yes;
+        self
+    }
+
+    /// Sets whether repeating a call with the same arguments has no further effect.
+    pub fn idempotent(mut self, yes: bool) -> Tool {
+        self.annotations.idempotent = yes;
+        self
+    }
+
+    /// Sets whether the tool talks to an open world (the web) rather than
+    /// a closed one (the granted directories).
+    pub fn open_world(mut self, yes: bool) -> Tool {
+        self.annotations.open_world = yes;
+        self
+    }
+
+    fn into_descriptor(self) -> wit::ToolDescriptor {
+        wit::ToolDescriptor {
+            title: self.title.unwrap_or_else(|| self.name.clone()),
+            name: self.name,
+            description: self.description,
+            input_schema: (self.input_schema)(),
+            output_schema: self.output_schema.map(|schema| schema()),
+            category: self.category.into_wit(),
+            annotations: self.annotations,
+        }
+    }
+}
+
+fn schema_text<T: JsonSchema>() -> String {
+    schemars::schema_for!(T).as_value().to_string()
+}
+
+/// One block of a tool's result.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Content {
+    /// Text for the model.
+    Text(String),
+    /// An image: bytes and MIME type.
+    Image {
+        /// The raw bytes.
+        data: Vec<u8>,
+        /// Such as `image/png`.
+        mime_type: String,
+    },
+    /// A sound: bytes and MIME type.
+    Audio {
+        /// The raw bytes.
+        data: Vec<u8>,
+        /// Such as `audio/wav`.
+        mime_type: String,
+    },
+    /// A link to a resource the client may fetch.
+    ResourceLink {
+        /// The resource's URI.
+        uri: String,
+        /// A name for it.
+        name: String,
+        /// Its MIME type, if known.
+        mime_type: Option<String>,
+        /// Its size in bytes, if known.
+        size: Option<u64>,
+    },
+    /// A resource with its text contents.
+    EmbeddedText {
+        /// The resource's URI.
+        uri: String,
+        /// Its MIME type, if known.
+        mime_type: Option<String>,
+        /// The contents.
+        text: String,
+    },
+    /// A resource with its binary contents.
+    EmbeddedBlob {
+        /// The resource's URI.
+        uri: String,
+        /// Its MIME type, if known.
+        mime_type: Option<String>,
+        /// The contents.
+        data: Vec<u8>,
+    },
+}
+
+impl Content {
+    fn into_wit(self) -> wit_types::Content {
+        use wit_types::Content as C;
+        match self {
+            Content::Text(text) => C::Text(text),
+            Content::Image { data, mime_type } => C::Image(wit_types::Media { data, mime_type }),
+            Content::Audio { data, mime_type } => C::Audio(wit_types::Media { data, mime_type }),
+            Content::ResourceLink {
+                uri,
+                name,
+                mime_type,
+                size,
+            } => C::ResourceLink(wit_types::ResourceLink {
+                uri,
+                name,
+                title: None,
+                description: None,
+                mime_type,
+                size,
+            }),
+            Content::EmbeddedText {
+                uri,
+                mime_type,
+                text,
+            } => C::EmbeddedResource(wit_types::EmbeddedResource {
+                uri,
+                mime_type,
+                body: wit_types::ResourceBody::Text(text),
+            }),
+            Content::EmbeddedBlob {
+                uri,
+                mime_type,
+                data,
+            } => C::EmbeddedResource(wit_types::EmbeddedResource {
+                uri,
+                mime_type,
+                body: wit_types::ResourceBody::Blob(data),
+            }),
+        }
+    }
+}
+
+/// A successful result: content blocks and optional structured content.
+#[derive(Clone, Debug, Default)]
+pub struct Output {
+    content: Vec<Content>,
+    structured: Option<String>,
+}
+
+impl Output {
+    /// A result of one text block.
+    pub fn text(text: impl Into<String>) -> Output {
+        Output {
+            content: vec![Content::Text(text.into())],
+            structured: None,
+        }
+    }
+
+    /// A result with structured content `value` (which should match the
+    /// tool's [output schema](Tool::output_schema)) and `text`, a readable
+    /// rendering of it for clients that show only text.
+    pub fn structured(value: &impl Serialize, text: impl Into<String>) -> Result<Output, Error> {
+        let structured = serde_json::to_string(value)
+            .map_err(|e| Error::new(format!("cannot encode the result: {e}")))?;
+        Ok(Output {
+            content: vec![Content::Text(text.into())],
+            structured: Some(structured),
+        })
+    }
+
+    /// Appends a content block.
+    pub fn with(mut self, content: Content) -> Output {
+        self.content.push(content);
+        self
+    }
+}
+
+/// A failure the model can act on, sent as a result with `isError: true`.
+///
+/// Any `std::error::Error` converts into it, so `?` works in handlers; prefer
+/// a message that says what to do differently, and [`Error::io`] for file
+/// errors, which names the path and explains sandbox refusals.
+#[derive(Clone, Debug)]
+pub struct Error {
+    message: String,
+}
+
+impl Error {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> Error {
+        Error {
+            message: message.into(),
+        }
+    }
+
+    /// An error for a failed file operation on `path`.
+    ///
+    /// When `path` lies outside every mount the message says so and lists
+    /// the mounts: inside the sandbox such a path simply does not exist.
+    pub fn io(path: &Path, error: std::io::Error) -> Error {
+        let mounts = fs::mounts();
+        let inside = mounts.iter().any(|mount| path.starts_with(mount));
+        if !inside && path.is_absolute() {
+            let list = mounts
+                .iter()
+                .map(|m| m.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            let list = if list.is_empty() {
+                "none".to_string()
+            } else {
+                list
+            };
+            return Error::new(format!(
+                "`{}` is outside the directories this tool may access (granted: {list})",
+                path.display()
+            ));
+        }
+        let reason = match error.kind() {
+            std::io::ErrorKind::NotFound => "no such file or directory".to_string(),
+            std::io::ErrorKind::PermissionDenied => {
+                "permission denied (the sandbox refuses paths that leave a granted directory, \
+                 including through `..` or a symlink, and writes to read-only mounts)"
+                    .to_string()
+            }
+            _ => error.to_string(),
+        };
+        Error::new(format!("cannot access `{}`: {reason}", path.display()))
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    fn into_result(self) -> Result<Output, Error> {
+        Err(self)
+    }
+}
+
+impl<E: std::error::Error> From<E> for Error {
+    fn from(error: E) -> Error {
+        Error::new(error.to_string())
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+trait IntoWit {
+    fn into_wit(self) -> wit::ToolResult;
+}
+
+impl IntoWit for Result<Output, Error> {
+    fn into_wit(self) -> wit::ToolResult {
+        match self {
+            Ok(output) => wit::ToolResult {
+                content: output.content.into_iter().map(Content::into_wit).collect(),
+                structured_content: output.structured,
+                is_error: false,
+            },
+            Err(error) => wit::ToolResult {
+                content: vec![wit_types::Content::Text(error.message)],
+                structured_content: None,
+                is_error: true,
+            },
+        }
+    }
+}
+
+/// Paths inside the sandbox.
+///
+/// Every mount appears at the same path as on the host, so absolute paths
+/// the model sees are real paths. The guest has no current directory: a
+/// relative path is resolved against the plugin's **first mount**.
+pub mod fs {
+    use super::*;
+    use crate::__private::bindings::wasi::filesystem::preopens;
+
+    /// The directories mounted for this call, in `plugins.toml` order.
+    pub fn mounts() -> Vec<PathBuf> {
+        preopens::get_directories()
+            .into_iter()
+            .map(|(_, path)| PathBuf::from(path))
+            .collect()
+    }
+
+    /// Resolves `path`: an absolute path is returned as it is; a relative
+    /// one is joined to the first mount. Fails for a relative path when the
+    /// plugin has no mount. Containment is not checked here: the sandbox
+    /// itself refuses anything outside the mounts.
+    pub fn resolve(path: &str) -> Result<PathBuf, Error> {
+        let path = Path::new(path);
+        if path.is_absolute() {
+            return Ok(path.to_path_buf());
+        }
+        match mounts().into_iter().next() {
+            Some(first) => Ok(first.join(path)),
+            None => Err(Error::new(format!(
+                "`{}` is relative, but this tool has no mounted directory to resolve it against",
+                path.display()
+            ))),
+        }
+    }
+}
+
+/// Host services: logging, progress, cancellation and configuration.
+pub mod host {
+    use crate::__private::bindings::toolcell::plugin::host as wit_host;
+
+    pub use wit_host::LogLevel;
+
+    /// Writes a line to the host's log, tagged with the plugin and tool.
+    pub fn log(level: LogLevel, message: &str) {
+        wit_host::log(level, message);
+    }
+
+    /// Reports progress on the current call; `progress` should increase
+    /// with each report, and `total` is the value it will reach, if known.
+    pub fn progress(progress: f64, total: Option<f64>, message: Option<&str>) {
+        wit_host::report_progress(progress, total, message);
+    }
+
+    /// Whether the client cancelled the current call.
+    pub fn is_cancelled() -> bool {
+        wit_host::is_cancelled()
+    }
+
+    /// One value of the plugin's `config` table in `plugins.toml`.
+    pub fn config(key: &str) -> Option<String> {
+        wit_host::get_config(key)
+    }
+
+    /// Every value of the plugin's `config` table, sorted by key.
+    pub fn config_entries() -> Vec<(String, String)> {
+        wit_host::config_entries()
+    }
+}
