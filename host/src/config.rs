@@ -1,1 +1,1123 @@
-//! `plugins.toml`: parsing and validation. (Being written.)
+//! `plugins.toml`: parsing and validation.
+//!
+//! [`Config`] is the validated file: the enabled categories, the server-wide [`Limits`] and one
+//! [`PluginConfig`] per `[[plugin]]`, whose [`PluginSource`] and [`Mount`]s are already resolved
+//! against the config file's directory (mounts canonicalised, so the sandbox sees the real
+//! directory at its real path).
+//!
+//! The file is parsed into an untyped [`toml::Table`] and walked by hand rather than deserialised
+//! into serde types, so that one pass reports *every* problem (unknown keys, wrong types, bad
+//! values, missing files) as a [`ConfigError`] naming the file, the key path
+//! (`plugin[1] (fs).mounts[0].host`) and the reason. Messages show values and paths as written in
+//! the file, never resolved absolute paths, so they read the same on every machine.
+//!
+//! Errors are reported in a fixed order: within each table, unknown keys first (sorted), then the
+//! known keys in the order the format documents them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use toml::{Table, Value};
+
+/// The categories enabled when `[server] categories` is absent.
+pub const DEFAULT_CATEGORIES: &[&str] = &["read", "search", "vcs"];
+
+/// The `source` of [`Config::embedded_default`].
+const EMBEDDED_SOURCE: &str = "<embedded default>";
+
+/// Prefix of a `path` that names a plugin compiled into the binary.
+const BUILTIN_PREFIX: &str = "builtin:";
+
+/// The default of `max_concurrent_calls`.
+const DEFAULT_MAX_CONCURRENT_CALLS: usize = 16;
+
+/// The largest accepted `memory_mb`.
+const MAX_MEMORY_MB: u64 = 4096;
+
+const TOP_KEYS: &[&str] = &["server", "limits", "plugin"];
+const SERVER_KEYS: &[&str] = &["categories"];
+const LIMIT_KEYS: &[&str] = &["timeout_ms", "memory_mb", "max_output_bytes"];
+const SERVER_LIMIT_KEYS: &[&str] = &[
+    "timeout_ms",
+    "memory_mb",
+    "max_output_bytes",
+    "max_concurrent_calls",
+];
+const PLUGIN_KEYS: &[&str] = &["name", "path", "mounts", "env", "tools", "config", "limits"];
+const MOUNT_KEYS: &[&str] = &["host", "mode"];
+
+/// A validated `plugins.toml`.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The file as named by the user, or `"<embedded default>"`.
+    pub source: String,
+    /// The enabled tool categories (`[server] categories`); default [`DEFAULT_CATEGORIES`].
+    pub categories: Vec<String>,
+    /// The top-level `[limits]` with defaults applied.
+    pub limits: Limits,
+    /// How many tool calls may run at once, server-wide; default 16.
+    pub max_concurrent_calls: usize,
+    /// The `[[plugin]]` entries, in file order.
+    pub plugins: Vec<PluginConfig>,
+}
+
+/// Resource limits of one tool call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Wall-clock time a call may take, in milliseconds; default 30000.
+    pub timeout_ms: u64,
+    /// Linear memory a plugin instance may grow to, in MiB; default 256, at most 4096.
+    pub memory_mb: u64,
+    /// Size of a call's output, in bytes; default 1048576 (1 MiB).
+    pub max_output_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout_ms: 30_000,
+            memory_mb: 256,
+            max_output_bytes: 1_048_576,
+        }
+    }
+}
+
+/// One validated `[[plugin]]`.
+#[derive(Clone, Debug)]
+pub struct PluginConfig {
+    /// The plugin's unique name, matching `^[a-z0-9][a-z0-9_-]{0,63}$`.
+    pub name: String,
+    /// Where the component comes from.
+    pub source: PluginSource,
+    /// Host directories the plugin may see; default none.
+    pub mounts: Vec<Mount>,
+    /// Names of host environment variables passed through; default none.
+    pub env: Vec<String>,
+    /// The tools allowed, if restricted; `None` allows every tool in an enabled category.
+    pub tools: Option<Vec<String>>,
+    /// Values passed to the plugin, each in its string form; default empty.
+    pub config: BTreeMap<String, String>,
+    /// The top-level limits with this plugin's overrides applied.
+    pub limits: Limits,
+}
+
+/// Where a plugin's component comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PluginSource {
+    /// A component compiled into the binary (`path = "builtin:NAME"`), by name.
+    Builtin(String),
+    /// A component file, as an absolute, canonical path.
+    File(PathBuf),
+}
+
+/// A host directory made visible to a plugin, at the same path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mount {
+    /// The canonical host path (symlinks and `..` resolved).
+    pub host: PathBuf,
+    /// Whether the plugin may write (`mode = "rw"`) or only read (`mode = "ro"`).
+    pub writable: bool,
+}
+
+/// One problem in a configuration file.
+///
+/// Displays as `{file}: {key}: {message}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The file as named by the user.
+    pub file: String,
+    /// The key path, e.g. `plugin[1] (fs).mounts[0].mode`; for a problem with the file as a whole,
+    /// `(file)` when it cannot be read and `line L, column C` (or `(syntax)`) when it is not TOML.
+    pub key: String,
+    /// What is wrong, showing values and paths as written in the file.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.file, self.key, self.message)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    /// Reads and validates the file at `path`.
+    ///
+    /// `path` is shown as given in messages; relative paths in the file resolve against its parent
+    /// directory (or `.` if it has none).
+    pub fn load(path: &Path, builtins: &[&str]) -> Result<Config, Vec<ConfigError>> {
+        let source = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            vec![ConfigError {
+                file: source.clone(),
+                key: "(file)".to_owned(),
+                message: format!("cannot read file: {e}"),
+            }]
+        })?;
+        Config::parse(&text, &source, base_dir(path), builtins)
+    }
+
+    /// Validates `text`; `source` names it in messages; relative paths resolve against `base_dir`.
+    ///
+    /// `builtins` are the names accepted in `path = "builtin:NAME"`.
+    pub fn parse(
+        text: &str,
+        source: &str,
+        base_dir: &Path,
+        builtins: &[&str],
+    ) -> Result<Config, Vec<ConfigError>> {
+        let table = text
+            .parse::<Table>()
+            .map_err(|e| vec![syntax_error(source, text, &e)])?;
+        Validator::new(source, base_dir, builtins).config(&table)
+    }
+
+    /// The configuration used when no file is given and `./plugins.toml` does not exist.
+    ///
+    /// One plugin per builtin name (plugin name = builtin name, `path = "builtin:NAME"`), each with
+    /// `cwd` mounted read-only, default categories and limits. `source` is `"<embedded default>"`.
+    pub fn embedded_default(cwd: &Path, builtins: &[&str]) -> Result<Config, Vec<ConfigError>> {
+        let plugins = builtins
+            .iter()
+            .map(|name| {
+                let mut mount = Table::new();
+                mount.insert("host".to_owned(), Value::String(".".to_owned()));
+                mount.insert("mode".to_owned(), Value::String("ro".to_owned()));
+                let mut plugin = Table::new();
+                plugin.insert("name".to_owned(), Value::String((*name).to_owned()));
+                plugin.insert(
+                    "path".to_owned(),
+                    Value::String(format!("{BUILTIN_PREFIX}{name}")),
+                );
+                plugin.insert("mounts".to_owned(), Value::Array(vec![Value::Table(mount)]));
+                Value::Table(plugin)
+            })
+            .collect();
+        let mut root = Table::new();
+        root.insert("plugin".to_owned(), Value::Array(plugins));
+        Validator::new(EMBEDDED_SOURCE, cwd, builtins).config(&root)
+    }
+}
+
+/// The directory relative paths in the file at `path` resolve against: its parent, or `.`.
+fn base_dir(path: &Path) -> &Path {
+    match path.parent() {
+        // A bare file name has an empty parent, which must mean ".".
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
+/// Turns the toml crate's parse error into one single-line error with its line and column.
+fn syntax_error(source: &str, text: &str, error: &toml::de::Error) -> ConfigError {
+    // The offending text helps when the parser's message does not name it ("duplicate key").
+    let mut at = String::new();
+    let key = match error.span() {
+        Some(span) => {
+            if let Some(snippet) = text.get(span.clone())
+                && !snippet.trim().is_empty()
+                && !snippet.contains('\n')
+                && snippet.chars().count() <= 40
+            {
+                at = format!(" (at `{}`)", snippet.trim());
+            }
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+            let column = before[line_start..].chars().count() + 1;
+            format!("line {line}, column {column}")
+        }
+        None => "(syntax)".to_owned(),
+    };
+    let message = error
+        .message()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    ConfigError {
+        file: source.to_owned(),
+        key,
+        message: format!("invalid TOML: {message}{at}"),
+    }
+}
+
+/// Walks the parsed file, collecting every error.
+///
+/// Each check records its errors and returns a fallback, so the walk always goes on; the built
+/// [`Config`] is only returned when no error was recorded.
+struct Validator<'a> {
+    file: &'a str,
+    base_dir: &'a Path,
+    builtins: &'a [&'a str],
+    errors: Vec<ConfigError>,
+}
+
+impl<'a> Validator<'a> {
+    fn new(file: &'a str, base_dir: &'a Path, builtins: &'a [&'a str]) -> Self {
+        Validator {
+            file,
+            base_dir,
+            builtins,
+            errors: Vec::new(),
+        }
+    }
+
+    fn error(&mut self, key: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(ConfigError {
+            file: self.file.to_owned(),
+            key: key.into(),
+            message: message.into(),
+        });
+    }
+
+    fn config(mut self, root: &Table) -> Result<Config, Vec<ConfigError>> {
+        self.unknown_keys(root, "", TOP_KEYS, &[]);
+
+        let categories = match root.get("server").and_then(|v| self.table(v, "server")) {
+            Some(server) => self.server(server),
+            None => DEFAULT_CATEGORIES.iter().map(|c| (*c).to_owned()).collect(),
+        };
+
+        let mut max_concurrent_calls = DEFAULT_MAX_CONCURRENT_CALLS;
+        let mut limits = Limits::default();
+        if let Some(table) = root.get("limits").and_then(|v| self.table(v, "limits")) {
+            limits = self.limits(table, "limits", limits);
+            if let Some(value) = table.get("max_concurrent_calls") {
+                let key = "limits.max_concurrent_calls";
+                if let Some(n) = self.integer(value, key, 1, None) {
+                    match usize::try_from(n) {
+                        Ok(n) => max_concurrent_calls = n,
+                        Err(_) => self.error(key, format!("{n} is too large")),
+                    }
+                }
+            }
+        }
+
+        let mut plugins = Vec::new();
+        if let Some(value) = root.get("plugin") {
+            match value {
+                Value::Array(items) => {
+                    let mut seen = BTreeMap::new();
+                    for (index, item) in items.iter().enumerate() {
+                        if let Some(plugin) = self.plugin(index, item, limits, &mut seen) {
+                            plugins.push(plugin);
+                        }
+                    }
+                }
+                other => self.error(
+                    "plugin",
+                    format!(
+                        "expected an array of tables (`[[plugin]]`), found {}",
+                        describe(other)
+                    ),
+                ),
+            }
+        }
+
+        if self.errors.is_empty() {
+            Ok(Config {
+                source: self.file.to_owned(),
+                categories,
+                limits,
+                max_concurrent_calls,
+                plugins,
+            })
+        } else {
+            Err(self.errors)
+        }
+    }
+
+    fn server(&mut self, server: &Table) -> Vec<String> {
+        self.unknown_keys(server, "server", SERVER_KEYS, &[]);
+        match server.get("categories") {
+            Some(value) => self.string_list(value, "server.categories", "category", |c| {
+                (!is_category(c)).then(|| {
+                    format!(
+                        "invalid category {c:?}: must be 1 to 32 characters of a-z, 0-9 and `-`, \
+                         starting with a letter"
+                    )
+                })
+            }),
+            None => DEFAULT_CATEGORIES.iter().map(|c| (*c).to_owned()).collect(),
+        }
+    }
+
+    /// Applies the limits in `table` (at key path `path`) over `base`.
+    ///
+    /// `max_concurrent_calls` is accepted only in the top-level `[limits]` (and read by the caller).
+    fn limits(&mut self, table: &Table, path: &str, base: Limits) -> Limits {
+        if path == "limits" {
+            self.unknown_keys(table, path, SERVER_LIMIT_KEYS, &[]);
+        } else {
+            self.unknown_keys(
+                table,
+                path,
+                LIMIT_KEYS,
+                &[(
+                    "max_concurrent_calls",
+                    "max_concurrent_calls is server-wide: set it in the top-level [limits]",
+                )],
+            );
+        }
+        let mut limits = base;
+        let fields: [(&str, &mut u64, Option<u64>); 3] = [
+            ("timeout_ms", &mut limits.timeout_ms, None),
+            ("memory_mb", &mut limits.memory_mb, Some(MAX_MEMORY_MB)),
+            ("max_output_bytes", &mut limits.max_output_bytes, None),
+        ];
+        for (name, field, max) in fields {
+            if let Some(value) = table.get(name)
+                && let Some(n) = self.integer(value, &join(path, name), 1, max)
+            {
+                *field = n;
+            }
+        }
+        limits
+    }
+
+    fn plugin(
+        &mut self,
+        index: usize,
+        value: &Value,
+        base_limits: Limits,
+        seen: &mut BTreeMap<String, String>,
+    ) -> Option<PluginConfig> {
+        let position = format!("plugin[{index}]");
+        let table = self.table(value, &position)?;
+
+        let name = match table.get("name") {
+            None => {
+                self.error(&position, "missing required key `name`");
+                None
+            }
+            Some(value) => self
+                .string(value, &join(&position, "name"))
+                .and_then(|name| {
+                    if is_plugin_name(name) {
+                        Some(name.to_owned())
+                    } else {
+                        self.error(
+                        join(&position, "name"),
+                        format!(
+                            "invalid plugin name {name:?}: must be 1 to 64 characters of a-z, 0-9, \
+                             `_` and `-`, starting with a letter or digit"
+                        ),
+                    );
+                        None
+                    }
+                }),
+        };
+        // From here on, the name (when valid) helps the reader find the plugin.
+        let prefix = match &name {
+            Some(name) => format!("{position} ({name})"),
+            None => position.clone(),
+        };
+        if let Some(name) = &name {
+            match seen.get(name) {
+                Some(first) => self.error(
+                    join(&prefix, "name"),
+                    format!("duplicate plugin name {name:?}: already used by {first}"),
+                ),
+                None => {
+                    seen.insert(name.clone(), position.clone());
+                }
+            }
+        }
+
+        self.unknown_keys(table, &prefix, PLUGIN_KEYS, &[]);
+
+        let source = match table.get("path") {
+            None => {
+                self.error(&prefix, "missing required key `path`");
+                None
+            }
+            Some(value) => self.plugin_source(value, &join(&prefix, "path")),
+        };
+
+        let mut mounts = Vec::new();
+        if let Some(value) = table.get("mounts") {
+            let path = join(&prefix, "mounts");
+            if let Some(items) = self.array(value, &path, "an array of tables") {
+                for (i, item) in items.iter().enumerate() {
+                    if let Some(mount) = self.mount(item, &format!("{path}[{i}]")) {
+                        mounts.push(mount);
+                    }
+                }
+            }
+        }
+
+        let env = match table.get("env") {
+            Some(value) => {
+                self.string_list(value, &join(&prefix, "env"), "environment variable", |v| {
+                    (!is_env_name(v)).then(|| {
+                    format!(
+                        "invalid environment variable name {v:?}: must be letters, digits and `_`, \
+                         not starting with a digit"
+                    )
+                })
+                })
+            }
+            None => Vec::new(),
+        };
+
+        let tools = table.get("tools").map(|value| {
+            let path = join(&prefix, "tools");
+            let tools = self.string_list(value, &path, "tool", |t| {
+                t.is_empty()
+                    .then(|| "tool name must not be empty".to_owned())
+            });
+            if matches!(value, Value::Array(a) if a.is_empty()) {
+                self.error(
+                    path,
+                    "empty allow-list would allow no tool: list tools, or remove `tools` to allow \
+                     every tool in an enabled category",
+                );
+            }
+            tools
+        });
+
+        let config = match table.get("config") {
+            Some(value) => self.plugin_values(value, &join(&prefix, "config")),
+            None => BTreeMap::new(),
+        };
+
+        let limits = match table.get("limits") {
+            Some(value) => {
+                let path = join(&prefix, "limits");
+                match self.table(value, &path) {
+                    Some(t) => self.limits(t, &path, base_limits),
+                    None => base_limits,
+                }
+            }
+            None => base_limits,
+        };
+
+        Some(PluginConfig {
+            name: name?,
+            source: source?,
+            mounts,
+            env,
+            tools,
+            config,
+            limits,
+        })
+    }
+
+    fn plugin_source(&mut self, value: &Value, key: &str) -> Option<PluginSource> {
+        let written = self.string(value, key)?;
+        if let Some(builtin) = written.strip_prefix(BUILTIN_PREFIX) {
+            if self.builtins.contains(&builtin) {
+                return Some(PluginSource::Builtin(builtin.to_owned()));
+            }
+            let available = if self.builtins.is_empty() {
+                "this build has none".to_owned()
+            } else {
+                format!("available: {}", self.builtins.join(", "))
+            };
+            self.error(key, format!("unknown builtin {builtin:?} ({available})"));
+            return None;
+        }
+        if written.is_empty() {
+            self.error(key, "must not be empty");
+            return None;
+        }
+        match std::fs::canonicalize(self.base_dir.join(written)) {
+            Ok(path) if path.is_dir() => {
+                self.error(
+                    key,
+                    format!("{written:?}: is a directory, expected a component file"),
+                );
+                None
+            }
+            Ok(path) => Some(PluginSource::File(path)),
+            Err(e) => {
+                self.error(key, format!("{written:?}: {}", io_reason(&e, "file")));
+                None
+            }
+        }
+    }
+
+    fn mount(&mut self, value: &Value, path: &str) -> Option<Mount> {
+        let table = self.table(value, path)?;
+        self.unknown_keys(table, path, MOUNT_KEYS, &[]);
+
+        let host = match table.get("host") {
+            None => {
+                self.error(path, "missing required key `host`");
+                None
+            }
+            Some(value) => {
+                let key = join(path, "host");
+                self.string(value, &key).and_then(|written| {
+                    if written.is_empty() {
+                        self.error(key, "must not be empty");
+                        return None;
+                    }
+                    match std::fs::canonicalize(self.base_dir.join(written)) {
+                        Ok(host) if host.is_dir() => Some(host),
+                        Ok(_) => {
+                            self.error(key, format!("{written:?}: not a directory"));
+                            None
+                        }
+                        Err(e) => {
+                            let reason = io_reason(&e, "directory");
+                            self.error(key, format!("{written:?}: {reason}"));
+                            None
+                        }
+                    }
+                })
+            }
+        };
+
+        let writable = match table.get("mode") {
+            None => {
+                self.error(
+                    path,
+                    r#"missing required key `mode` (expected "ro" or "rw")"#,
+                );
+                None
+            }
+            Some(value) => {
+                let key = join(path, "mode");
+                match self.string(value, &key) {
+                    Some("ro") => Some(false),
+                    Some("rw") => Some(true),
+                    Some(other) => {
+                        self.error(
+                            key,
+                            format!(r#"invalid mode {other:?}: expected "ro" or "rw""#),
+                        );
+                        None
+                    }
+                    None => None,
+                }
+            }
+        };
+
+        Some(Mount {
+            host: host?,
+            writable: writable?,
+        })
+    }
+
+    fn plugin_values(&mut self, value: &Value, path: &str) -> BTreeMap<String, String> {
+        let mut values = BTreeMap::new();
+        let Some(table) = self.table(value, path) else {
+            return values;
+        };
+        let mut keys: Vec<&String> = table.keys().collect();
+        keys.sort();
+        for key in keys {
+            let Some(value) = table.get(key) else {
+                continue;
+            };
+            let text = match value {
+                Value::String(s) => s.clone(),
+                Value::Integer(i) => i.to_string(),
+                // The TOML form keeps a float recognisable as one (`1.0`, not `1`).
+                Value::Float(_) => value.to_string(),
+                Value::Boolean(b) => b.to_string(),
+                other => {
+                    self.error(
+                        join(path, key),
+                        format!(
+                            "expected a string, integer, float or boolean, found {}",
+                            describe(other)
+                        ),
+                    );
+                    continue;
+                }
+            };
+            values.insert(key.clone(), text);
+        }
+        values
+    }
+
+    /// Reports each key of `table` not in `known`; `special` gives a message for some of them.
+    fn unknown_keys(
+        &mut self,
+        table: &Table,
+        path: &str,
+        known: &[&str],
+        special: &[(&str, &str)],
+    ) {
+        let mut unknown: Vec<&String> = table
+            .keys()
+            .filter(|k| !known.contains(&k.as_str()))
+            .collect();
+        unknown.sort();
+        for key in unknown {
+            let message = match special.iter().find(|(k, _)| k == key) {
+                Some((_, message)) => (*message).to_owned(),
+                None => format!("unknown key (expected one of: {})", known.join(", ")),
+            };
+            self.error(join(path, key), message);
+        }
+    }
+
+    /// An array of unique strings, each checked by `invalid` (which returns the reason if any).
+    fn string_list(
+        &mut self,
+        value: &Value,
+        path: &str,
+        what: &str,
+        invalid: impl Fn(&str) -> Option<String>,
+    ) -> Vec<String> {
+        let mut list = Vec::new();
+        let Some(items) = self.array(value, path, "an array of strings") else {
+            return list;
+        };
+        let mut seen = BTreeSet::new();
+        for (i, item) in items.iter().enumerate() {
+            let key = format!("{path}[{i}]");
+            let Some(s) = self.string(item, &key) else {
+                continue;
+            };
+            if let Some(reason) = invalid(s) {
+                self.error(key, reason);
+            } else if !seen.insert(s) {
+                self.error(key, format!("duplicate {what} {s:?}"));
+            } else {
+                list.push(s.to_owned());
+            }
+        }
+        list
+    }
+
+    fn table<'v>(&mut self, value: &'v Value, key: &str) -> Option<&'v Table> {
+        match value {
+            Value::Table(t) => Some(t),
+            other => {
+                self.error(key, format!("expected a table, found {}", describe(other)));
+                None
+            }
+        }
+    }
+
+    fn array<'v>(&mut self, value: &'v Value, key: &str, expected: &str) -> Option<&'v [Value]> {
+        match value {
+            Value::Array(a) => Some(a),
+            other => {
+                self.error(
+                    key,
+                    format!("expected {expected}, found {}", describe(other)),
+                );
+                None
+            }
+        }
+    }
+
+    fn string<'v>(&mut self, value: &'v Value, key: &str) -> Option<&'v str> {
+        match value {
+            Value::String(s) => Some(s),
+            other => {
+                self.error(key, format!("expected a string, found {}", describe(other)));
+                None
+            }
+        }
+    }
+
+    fn integer(&mut self, value: &Value, key: &str, min: u64, max: Option<u64>) -> Option<u64> {
+        let Value::Integer(n) = value else {
+            self.error(
+                key,
+                format!("expected an integer, found {}", describe(value)),
+            );
+            return None;
+        };
+        let n = *n;
+        match u64::try_from(n) {
+            Ok(v) if v < min => self.error(key, format!("must be at least {min}, found {n}")),
+            Err(_) => self.error(key, format!("must be at least {min}, found {n}")),
+            Ok(v) => match max {
+                Some(max) if v > max => {
+                    self.error(key, format!("must be at most {max}, found {n}"));
+                }
+                _ => return Some(v),
+            },
+        }
+        None
+    }
+}
+
+/// `path.key`, quoting `key` when it is not a bare TOML key.
+fn join(path: &str, key: &str) -> String {
+    let bare = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let key = if bare {
+        key.to_owned()
+    } else {
+        format!("{key:?}")
+    };
+    if path.is_empty() {
+        key
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// A value's type, with the value itself when it is short (a scalar), for "found ..." messages.
+fn describe(value: &Value) -> String {
+    match value {
+        Value::Array(_) | Value::Table(_) => value.type_str().to_owned(),
+        scalar => format!("{} {scalar}", value.type_str()),
+    }
+}
+
+/// Why a path could not be resolved; `what` is `file` or `directory`.
+fn io_reason(error: &io::Error, what: &str) -> String {
+    match error.kind() {
+        io::ErrorKind::NotFound => format!("no such {what}"),
+        io::ErrorKind::NotADirectory => "a component of the path is not a directory".to_owned(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => error.to_string(),
+    }
+}
+
+/// `^[a-z0-9][a-z0-9_-]{0,63}$`
+fn is_plugin_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && s.len() <= 64
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
+}
+
+/// `^[a-z][a-z0-9-]{0,31}$`
+fn is_category(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && s.len() <= 32
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// `^[A-Za-z_][A-Za-z0-9_]*$`
+fn is_env_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+// A failed unwrap is a failed test; the workspace lint is for non-test code.
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    const BUILTINS: &[&str] = &["fs"];
+
+    fn parse_in(dir: &Path, text: &str) -> Result<Config, Vec<ConfigError>> {
+        Config::parse(text, "plugins.toml", dir, BUILTINS)
+    }
+
+    fn messages(result: Result<Config, Vec<ConfigError>>) -> Vec<String> {
+        match result {
+            Ok(config) => panic!("expected errors, got {config:?}"),
+            Err(errors) => errors.iter().map(ToString::to_string).collect(),
+        }
+    }
+
+    #[test]
+    fn empty_file_gets_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = parse_in(dir.path(), "").unwrap();
+        assert_eq!(config.source, "plugins.toml");
+        assert_eq!(config.categories, DEFAULT_CATEGORIES);
+        assert_eq!(config.limits, Limits::default());
+        assert_eq!(
+            config.limits,
+            Limits {
+                timeout_ms: 30_000,
+                memory_mb: 256,
+                max_output_bytes: 1_048_576
+            }
+        );
+        assert_eq!(config.max_concurrent_calls, 16);
+        assert!(config.plugins.is_empty());
+    }
+
+    #[test]
+    fn plugin_defaults_and_overrides() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = r#"
+            [server]
+            categories = ["read", "write", "my-category"]
+
+            [limits]
+            timeout_ms = 1000
+            max_concurrent_calls = 4
+
+            [[plugin]]
+            name = "plain"
+            path = "builtin:fs"
+
+            [[plugin]]
+            name = "tuned"
+            path = "builtin:fs"
+            env = ["HOME", "_X1"]
+            tools = ["read_file"]
+            limits = { memory_mb = 4096, max_output_bytes = 10 }
+        "#;
+        let config = parse_in(dir.path(), text).unwrap();
+        assert_eq!(config.categories, ["read", "write", "my-category"]);
+        assert_eq!(config.max_concurrent_calls, 4);
+        let top = Limits {
+            timeout_ms: 1000,
+            ..Limits::default()
+        };
+        assert_eq!(config.limits, top);
+
+        let plain = &config.plugins[0];
+        assert_eq!(plain.name, "plain");
+        assert_eq!(plain.source, PluginSource::Builtin("fs".to_owned()));
+        assert!(plain.mounts.is_empty());
+        assert!(plain.env.is_empty());
+        assert_eq!(plain.tools, None);
+        assert!(plain.config.is_empty());
+        assert_eq!(plain.limits, top);
+
+        let tuned = &config.plugins[1];
+        assert_eq!(tuned.env, ["HOME", "_X1"]);
+        assert_eq!(tuned.tools, Some(vec!["read_file".to_owned()]));
+        assert_eq!(
+            tuned.limits,
+            Limits {
+                timeout_ms: 1000,
+                memory_mb: 4096,
+                max_output_bytes: 10
+            }
+        );
+    }
+
+    #[test]
+    fn mounts_are_canonicalised() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir_all(real.join("sub")).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&real, dir.path().join("link")).unwrap();
+        let link = if cfg!(unix) { "link" } else { "real" };
+        let text = format!(
+            r#"
+            [[plugin]]
+            name = "fs"
+            path = "builtin:fs"
+            mounts = [
+                {{ host = "real/sub/..", mode = "ro" }},
+                {{ host = "{link}", mode = "rw" }},
+            ]
+            "#
+        );
+        let config = parse_in(dir.path(), &text).unwrap();
+        let canonical = std::fs::canonicalize(&real).unwrap();
+        assert_eq!(
+            config.plugins[0].mounts,
+            [
+                Mount {
+                    host: canonical.clone(),
+                    writable: false
+                },
+                Mount {
+                    host: canonical,
+                    writable: true
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn file_plugin_resolves_against_the_config_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("plugins")).unwrap();
+        std::fs::write(dir.path().join("plugins/echo.wasm"), b"\0asm").unwrap();
+        let config_path = dir.path().join("plugins.toml");
+        std::fs::write(
+            &config_path,
+            "[[plugin]]\nname = \"echo\"\npath = \"plugins/echo.wasm\"\n",
+        )
+        .unwrap();
+        let config = Config::load(&config_path, BUILTINS).unwrap();
+        assert_eq!(config.source, config_path.display().to_string());
+        let expected = std::fs::canonicalize(dir.path().join("plugins/echo.wasm")).unwrap();
+        assert!(expected.is_absolute());
+        assert_eq!(config.plugins[0].source, PluginSource::File(expected));
+    }
+
+    #[test]
+    fn config_values_are_stringified() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = r#"
+            [[plugin]]
+            name = "fs"
+            path = "builtin:fs"
+            config = { s = "text", i = -3, f = 1.0, g = 2.5, b = true, "odd key" = "x" }
+        "#;
+        let config = parse_in(dir.path(), text).unwrap();
+        let values: Vec<(&str, &str)> = config.plugins[0]
+            .config
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            values,
+            [
+                ("b", "true"),
+                ("f", "1.0"),
+                ("g", "2.5"),
+                ("i", "-3"),
+                ("odd key", "x"),
+                ("s", "text"),
+            ]
+        );
+    }
+
+    #[test]
+    fn unreadable_file_is_one_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("absent.toml");
+        let errors = Config::load(&missing, BUILTINS).unwrap_err();
+        assert_eq!(errors.len(), 1);
+        assert_eq!(errors[0].file, missing.display().to_string());
+        assert_eq!(errors[0].key, "(file)");
+        assert!(errors[0].message.starts_with("cannot read file: "));
+    }
+
+    #[test]
+    fn base_dir_of_a_bare_file_name_is_dot() {
+        assert_eq!(base_dir(Path::new("plugins.toml")), Path::new("."));
+        assert_eq!(base_dir(Path::new("a/plugins.toml")), Path::new("a"));
+        assert_eq!(base_dir(Path::new("/plugins.toml")), Path::new("/"));
+    }
+
+    #[test]
+    fn embedded_default_mounts_cwd_read_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config::embedded_default(dir.path(), &["fs", "grep"]).unwrap();
+        assert_eq!(config.source, "<embedded default>");
+        assert_eq!(config.categories, DEFAULT_CATEGORIES);
+        assert_eq!(config.limits, Limits::default());
+        assert_eq!(config.max_concurrent_calls, 16);
+        let canonical = std::fs::canonicalize(dir.path()).unwrap();
+        let names: Vec<&str> = config.plugins.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["fs", "grep"]);
+        for plugin in &config.plugins {
+            assert_eq!(plugin.source, PluginSource::Builtin(plugin.name.clone()));
+            assert_eq!(
+                plugin.mounts,
+                [Mount {
+                    host: canonical.clone(),
+                    writable: false
+                }]
+            );
+            assert_eq!(plugin.limits, Limits::default());
+            assert_eq!(plugin.tools, None);
+        }
+    }
+
+    #[test]
+    fn embedded_default_with_missing_cwd_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let errors = messages(Config::embedded_default(&dir.path().join("gone"), &["fs"]));
+        assert_eq!(
+            errors,
+            [r#"<embedded default>: plugin[0] (fs).mounts[0].host: ".": no such directory"#]
+        );
+    }
+
+    #[test]
+    fn name_patterns() {
+        assert!(is_plugin_name("a"));
+        assert!(is_plugin_name("0fs_x-y"));
+        assert!(is_plugin_name(&"a".repeat(64)));
+        assert!(!is_plugin_name(&"a".repeat(65)));
+        assert!(!is_plugin_name(""));
+        assert!(!is_plugin_name("-a"));
+        assert!(!is_plugin_name("Fs"));
+        assert!(is_category("vcs"));
+        assert!(is_category("a-1"));
+        assert!(!is_category("1a"));
+        assert!(!is_category(&"a".repeat(33)));
+        assert!(is_env_name("_"));
+        assert!(is_env_name("Path_2"));
+        assert!(!is_env_name("2X"));
+        assert!(!is_env_name("A-B"));
+        assert!(!is_env_name(""));
+    }
+
+    #[test]
+    fn valid_full_example_parses() {
+        let path = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/config/valid/full.toml"
+        ));
+        let config = match Config::load(path, BUILTINS) {
+            Ok(config) => config,
+            Err(errors) => panic!(
+                "{}",
+                errors
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ),
+        };
+        assert!(!config.plugins.is_empty());
+    }
+
+    /// Each `tests/config/invalid/<case>.toml` must produce exactly the errors in `<case>.err`.
+    /// With `TOOLCELL_BLESS=1`, writes the `.err` files instead.
+    #[test]
+    fn invalid_golden_files() {
+        let dir = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/config/invalid"
+        ));
+        let bless = std::env::var_os("TOOLCELL_BLESS").is_some_and(|v| v == "1");
+        let mut cases: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+            .collect();
+        cases.sort();
+        assert!(cases.len() >= 12, "only {} cases", cases.len());
+
+        let mut failures = Vec::new();
+        for case in &cases {
+            let file_name = case.file_name().unwrap().to_str().unwrap();
+            let text = std::fs::read_to_string(case).unwrap();
+            let actual = match Config::parse(&text, file_name, dir, BUILTINS) {
+                Ok(_) => {
+                    failures.push(format!("{file_name}: parsed without errors"));
+                    continue;
+                }
+                Err(errors) => errors.iter().map(|e| format!("{e}\n")).collect::<String>(),
+            };
+            let err_path = case.with_extension("err");
+            if bless {
+                std::fs::write(&err_path, &actual).unwrap();
+                continue;
+            }
+            let expected = std::fs::read_to_string(&err_path).unwrap_or_default();
+            if actual != expected {
+                failures.push(format!(
+                    "{file_name}:\n--- expected\n{expected}--- actual\n{actual}"
+                ));
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "golden mismatches (rerun with TOOLCELL_BLESS=1 to update):\n{}",
+            failures.join("\n")
+        );
+    }
+}

@@ -1,1 +1,332 @@
-fn main() {}
+//! The `toolcell` command: parse the command line, call the library, map
+//! errors to exit codes (0 ok, 1 a failed check or an `isError` result, 2 a
+//! usage or configuration error).
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use rmcp::model::ContentBlock;
+use toolcell::config::Config;
+use toolcell::engine::{self, Engine};
+use toolcell::plugin::CallContext;
+use toolcell::server::{self, Server};
+use toolcell::toolbox::Toolbox;
+use toolcell::builtin;
+
+/// Toolcell: MCP tools that run in WebAssembly sandboxes and can reach only
+/// what plugins.toml grants them.
+#[derive(Parser)]
+#[command(version, about, long_about = None, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the tools over MCP on stdin/stdout (for Claude Desktop and other local clients).
+    Serve(Common),
+    /// List the enabled tools: plugin, category, annotations and mounts.
+    Tools(Common),
+    /// Run one tool call and print its result (exit status 1 if the result is an error).
+    Call(CallArgs),
+    /// Check the configuration and load every plugin; report every problem.
+    Check(Common),
+}
+
+#[derive(Args, Clone)]
+struct Common {
+    /// The configuration file. Default: ./plugins.toml if it exists, otherwise
+    /// the embedded default (the builtin plugins, with the current directory
+    /// mounted read-only).
+    #[arg(long, short, value_name = "FILE")]
+    config: Option<PathBuf>,
+
+    /// Log level for stderr: error, warn, info, debug or trace (RUST_LOG,
+    /// when set, takes precedence).
+    #[arg(long, value_name = "LEVEL")]
+    log_level: Option<String>,
+
+    /// Where compiled plugins are cached. Default: $TOOLCELL_CACHE_DIR, or
+    /// the user's cache directory plus `toolcell`.
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+
+    /// Compile every plugin afresh and do not use the cache.
+    #[arg(long)]
+    no_cache: bool,
+}
+
+#[derive(Args)]
+struct CallArgs {
+    #[command(flatten)]
+    common: Common,
+
+    /// The tool to call.
+    tool: String,
+
+    /// The arguments, a JSON object.
+    #[arg(default_value = "{}")]
+    arguments: String,
+
+    /// Print the whole MCP result as JSON instead of its text.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let (common, default_level) = match &cli.command {
+        Command::Serve(common) | Command::Check(common) => (common, "info"),
+        Command::Tools(common) => (common, "warn"),
+        Command::Call(args) => (&args.common, "warn"),
+    };
+    init_logging(common.log_level.as_deref().unwrap_or(default_level));
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("error: cannot start the async runtime: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = runtime.block_on(async {
+        match cli.command {
+            Command::Serve(common) => serve(&common).await,
+            Command::Tools(common) => tools(&common),
+            Command::Call(args) => call(args).await,
+            Command::Check(common) => check(&common),
+        }
+    });
+    // Calls still running on blocking threads (a client that hung up
+    // mid-call) must not hold the process open.
+    runtime.shutdown_background();
+    match outcome {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn init_logging(level: &str) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env()
+        .or_else(|_| EnvFilter::try_new(level))
+        .unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_target(false)
+        .init();
+}
+
+/// Finds and validates the configuration; every error at once.
+fn load_config(common: &Common) -> Result<Config> {
+    let builtins = builtin::names();
+    let result = match &common.config {
+        Some(path) => Config::load(path, &builtins),
+        None if Path::new("plugins.toml").is_file() => {
+            Config::load(Path::new("plugins.toml"), &builtins)
+        }
+        None => {
+            let cwd = std::env::current_dir().context("cannot read the current directory")?;
+            Config::embedded_default(&cwd, &builtins)
+        }
+    };
+    result.map_err(|errors| {
+        let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        anyhow::anyhow!(
+            "the configuration has {} error{}:\n{}",
+            errors.len(),
+            if errors.len() == 1 { "" } else { "s" },
+            lines.join("\n")
+        )
+    })
+}
+
+fn load_toolbox(common: &Common, config: &Config) -> Result<Arc<Toolbox>> {
+    let cache_dir = if common.no_cache {
+        None
+    } else {
+        common.cache_dir.clone().or_else(engine::default_cache_dir)
+    };
+    let engine = Arc::new(Engine::new(cache_dir)?);
+    let toolbox = Toolbox::load(config, &engine)?;
+    for warning in toolbox.warnings() {
+        tracing::warn!("{warning}");
+    }
+    Ok(Arc::new(toolbox))
+}
+
+async fn serve(common: &Common) -> Result<ExitCode> {
+    let config = load_config(common)?;
+    let toolbox = load_toolbox(common, &config)?;
+    tracing::info!(
+        config = %config.source,
+        plugins = toolbox.plugins().len(),
+        failed = toolbox.failures().len(),
+        tools = toolbox.routes().len(),
+        "serving MCP on stdio"
+    );
+    server::serve_stdio(Server::new(toolbox, config.max_concurrent_calls)).await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn tools(common: &Common) -> Result<ExitCode> {
+    let config = load_config(common)?;
+    let toolbox = load_toolbox(common, &config)?;
+    let mut rows = vec![[
+        "TOOL".to_string(),
+        "PLUGIN".to_string(),
+        "CATEGORY".to_string(),
+        "ANNOTATIONS".to_string(),
+        "MOUNTS".to_string(),
+    ]];
+    for route in toolbox.routes() {
+        let hints = route.spec.mcp.annotations.clone().unwrap_or_default();
+        let flag = |on: Option<bool>, yes: &str, no: &str| {
+            if on.unwrap_or(false) { yes } else { no }.to_string()
+        };
+        let annotations = [
+            flag(hints.read_only_hint, "read-only", "writes"),
+            flag(hints.destructive_hint, "destructive", "non-destructive"),
+            flag(hints.idempotent_hint, "idempotent", "non-idempotent"),
+            flag(hints.open_world_hint, "open-world", "closed-world"),
+        ]
+        .join(",");
+        let mounts = route
+            .plugin
+            .grants()
+            .mounts
+            .iter()
+            .map(|mount| {
+                let mode = if mount.writable && !route.spec.read_only {
+                    "rw"
+                } else {
+                    "ro"
+                };
+                format!("{} ({mode})", mount.host.display())
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        rows.push([
+            route.spec.name.clone(),
+            route.plugin.name().to_string(),
+            route.spec.category.clone(),
+            annotations,
+            if mounts.is_empty() { "-".into() } else { mounts },
+        ]);
+    }
+    let widths: Vec<usize> = (0..5)
+        .map(|col| rows.iter().map(|row| row[col].chars().count()).max().unwrap_or(0))
+        .collect();
+    for row in &rows {
+        let mut line = String::new();
+        for (col, cell) in row.iter().enumerate() {
+            if col == 4 {
+                line.push_str(cell);
+            } else {
+                line.push_str(&format!("{cell:<width$}  ", width = widths[col]));
+            }
+        }
+        println!("{}", line.trim_end());
+    }
+    if !toolbox.disabled().is_empty() {
+        let names: Vec<&str> = toolbox.disabled().iter().map(|r| r.spec.name.as_str()).collect();
+        println!(
+            "\n{} more tool(s) not enabled by [server] categories or `tools`: {}",
+            names.len(),
+            names.join(", ")
+        );
+    }
+    for failure in toolbox.failures() {
+        eprintln!("error: plugin `{}` did not load: {}", failure.plugin, failure.error);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn call(args: CallArgs) -> Result<ExitCode> {
+    let arguments: serde_json::Value = serde_json::from_str(&args.arguments)
+        .with_context(|| format!("the arguments are not valid JSON: {}", args.arguments))?;
+    let serde_json::Value::Object(arguments) = arguments else {
+        bail!("the arguments must be a JSON object, such as '{{\"path\": \"README.md\"}}'");
+    };
+    let config = load_config(&args.common)?;
+    let toolbox = load_toolbox(&args.common, &config)?;
+    for failure in toolbox.failures() {
+        eprintln!("warning: plugin `{}` did not load: {}", failure.plugin, failure.error);
+    }
+    let server = Server::new(toolbox, config.max_concurrent_calls);
+    let result = server
+        .call(&args.tool, Some(arguments), CallContext::default())
+        .await
+        .map_err(|error| anyhow::anyhow!("{}", error.message))?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        for block in &result.content {
+            match block {
+                ContentBlock::Text(text) => {
+                    print!("{}", text.text);
+                    if !text.text.ends_with('\n') {
+                        println!();
+                    }
+                }
+                ContentBlock::Image(image) => println!("[image, {}]", image.mime_type),
+                ContentBlock::Audio(audio) => println!("[audio, {}]", audio.mime_type),
+                ContentBlock::ResourceLink(link) => println!("[resource link: {}]", link.uri),
+                ContentBlock::Resource(_) => println!("[embedded resource]"),
+                _ => println!("[content block]"),
+            }
+        }
+    }
+    Ok(if result.is_error == Some(true) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn check(common: &Common) -> Result<ExitCode> {
+    let config = match load_config(common) {
+        Ok(config) => config,
+        Err(error) => {
+            eprintln!("{error:#}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let toolbox = match load_toolbox(common, &config) {
+        Ok(toolbox) => toolbox,
+        Err(error) => {
+            eprintln!("{}: {error:#}", config.source);
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let mut problems = 0;
+    for failure in toolbox.failures() {
+        eprintln!("{}: plugin `{}` did not load: {}", config.source, failure.plugin, failure.error);
+        problems += 1;
+    }
+    for warning in toolbox.warnings() {
+        eprintln!("{}: {warning}", config.source);
+        problems += 1;
+    }
+    if problems > 0 {
+        eprintln!("{problems} problem(s) found");
+        return Ok(ExitCode::from(1));
+    }
+    println!(
+        "{}: ok: {} plugin(s), {} tool(s) enabled, {} not enabled",
+        config.source,
+        toolbox.plugins().len(),
+        toolbox.routes().len(),
+        toolbox.disabled().len()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,90 @@
+//! Builds the first-party plugins for wasm32-wasip2 and leaves them in
+//! `OUT_DIR` for `include_bytes!` (see `src/builtin.rs`).
+//!
+//! It installs the target with rustup when it is missing, and runs a nested
+//! cargo with its own target directory so it never waits on the outer
+//! build's lock.
+
+#![allow(clippy::expect_used)] // a build script reports failure by panicking
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// (builtin name, cargo package, file name cargo gives the component)
+const PLUGINS: &[(&str, &str, &str)] = &[("fs", "toolcell-plugin-fs", "toolcell_plugin_fs.wasm")];
+
+const TARGET: &str = "wasm32-wasip2";
+
+fn main() {
+    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let root = manifest_dir.parent().expect("host/ sits in the workspace root");
+    let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo"));
+    for watched in ["plugins", "sdk", "wit", "Cargo.lock"] {
+        println!("cargo:rerun-if-changed={}", root.join(watched).display());
+    }
+
+    ensure_target();
+
+    // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out: build next to
+    // <target>/<profile> so `cargo clean` removes it too.
+    let target_dir = out_dir
+        .ancestors()
+        .nth(3)
+        .map(|profile_dir| profile_dir.join("wasm-plugins"))
+        .unwrap_or_else(|| root.join("target").join("wasm-plugins"));
+
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .current_dir(root)
+        .args(["build", "--release", "--target", TARGET, "--target-dir"])
+        .arg(&target_dir);
+    for (_, package, _) in PLUGINS {
+        command.args(["-p", package]);
+    }
+    // The outer build's flags are for the host, not for wasm.
+    for var in [
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_BUILD_RUSTFLAGS",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "RUSTC_WORKSPACE_WRAPPER",
+    ] {
+        command.env_remove(var);
+    }
+    let status = command.status().expect("failed to run cargo for the plugins");
+    if !status.success() {
+        panic!("building the first-party plugins for {TARGET} failed (see the output above)");
+    }
+    for (name, _, file) in PLUGINS {
+        let built = target_dir.join(TARGET).join("release").join(file);
+        let dest = out_dir.join(format!("{name}.wasm"));
+        std::fs::copy(&built, &dest)
+            .unwrap_or_else(|e| panic!("cannot copy {}: {e}", built.display()));
+    }
+}
+
+/// Installs the wasm32-wasip2 standard library if this toolchain lacks it.
+fn ensure_target() {
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let sysroot = Command::new(&rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()));
+    let installed = |sysroot: &Path| sysroot.join("lib/rustlib").join(TARGET).is_dir();
+    if sysroot.as_deref().is_some_and(installed) {
+        return;
+    }
+    println!("cargo:warning=installing the {TARGET} target with rustup");
+    let status = Command::new("rustup")
+        .args(["target", "add", TARGET])
+        .status()
+        .expect("the wasm32-wasip2 target is missing and rustup could not be run");
+    if !status.success() {
+        panic!("`rustup target add {TARGET}` failed");
+    }
+}

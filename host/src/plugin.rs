@@ -1,0 +1,704 @@
+//! One loaded plugin: its compiled component, its tools, and per-call stores.
+//!
+//! [`Plugin::load`] compiles (or loads from cache) a component, links WASI and
+//! the `host` interface, keeps an `InstancePre`, and asks the component for
+//! its tools once, in an instance of its own. Each [`ToolSpec`] holds a
+//! validated descriptor, the MCP form of it and the compiled argument
+//! validator, so nothing is parsed again per call. [`Plugin::call`] then runs
+//! one call in a fresh `Store` (a new instance, a new WASI context), with the
+//! plugin's time and memory limits; every way a call can fail becomes a
+//! [`CallError`] whose message the model can read.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use base64::Engine as _;
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use serde_json::Value;
+use wasmtime::component::{Linker, ResourceTable};
+use wasmtime::{ResourceLimiter, Store, UpdateDeadline};
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+use crate::config::Limits;
+use crate::engine::Engine;
+use crate::sandbox::Grants;
+
+mod bindings {
+    wasmtime::component::bindgen!({
+        path: "../wit",
+        world: "toolcell:plugin/plugin@0.1.0",
+        with: {
+            "wasi": wasmtime_wasi::p2::bindings::sync,
+        },
+        require_store_data_send: true,
+    });
+}
+
+use bindings::exports::toolcell::plugin::tools as wit;
+pub use bindings::toolcell::plugin::host::LogLevel;
+use bindings::toolcell::plugin::types as wit_types;
+
+/// How many bytes of guest stdout/stderr one call may log.
+const GUEST_OUTPUT_LOG_CAP: usize = 256 * 1024;
+
+/// Receives what a running call reports: progress and log lines.
+pub trait CallObserver: Send + Sync {
+    /// A progress report; `progress` has already been checked to increase.
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>);
+    /// A log line from the plugin (it is also sent to `tracing`).
+    fn log(&self, level: LogLevel, message: &str);
+}
+
+/// What a call gets besides its arguments.
+#[derive(Clone, Default)]
+pub struct CallContext {
+    /// Set by the server when the client cancels the call.
+    pub cancelled: Arc<AtomicBool>,
+    /// Where progress and log lines go, if anywhere.
+    pub observer: Option<Arc<dyn CallObserver>>,
+}
+
+/// Why a call produced no result from the plugin.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// The call ran past its deadline.
+    #[error("`{tool}` timed out after {ms} ms and was stopped")]
+    Timeout {
+        /// The tool.
+        tool: String,
+        /// The limit.
+        ms: u64,
+    },
+    /// The client cancelled the call.
+    #[error("`{tool}` was cancelled")]
+    Cancelled {
+        /// The tool.
+        tool: String,
+    },
+    /// The guest tried to grow its memory past the limit.
+    #[error("`{tool}` ran out of memory: it tried to use more than its limit of {mb} MiB")]
+    OutOfMemory {
+        /// The tool.
+        tool: String,
+        /// The limit.
+        mb: u64,
+    },
+    /// The guest trapped (a panic, a stack overflow, an invalid operation).
+    #[error("`{tool}` crashed ({reason}); see the server log for details")]
+    Trap {
+        /// The tool.
+        tool: String,
+        /// A short reason.
+        reason: String,
+    },
+    /// The plugin returned something the host cannot pass on.
+    #[error("`{tool}` returned an invalid result: {reason}")]
+    InvalidResult {
+        /// The tool.
+        tool: String,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The sandbox could not be set up.
+    #[error("`{tool}` could not be started: {reason}")]
+    Setup {
+        /// The tool.
+        tool: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// A tool as the host knows it.
+pub struct ToolSpec {
+    /// The tool's name.
+    pub name: String,
+    /// The category's name (`read`, `search`, ...).
+    pub category: String,
+    /// Whether the tool is read-only; if so, every mount is read-only for it.
+    pub read_only: bool,
+    /// The MCP description of the tool, for `tools/list`.
+    pub mcp: Tool,
+    validator: jsonschema::Validator,
+}
+
+impl ToolSpec {
+    /// Checks `arguments` against the input schema; the error names each
+    /// offending field.
+    pub fn validate(&self, arguments: &Value) -> Result<(), String> {
+        let problems: Vec<String> = self
+            .validator
+            .iter_errors(arguments)
+            .take(5)
+            .map(|error| {
+                let path = error.instance_path().to_string();
+                if path.is_empty() {
+                    error.to_string()
+                } else {
+                    format!("`{}`: {error}", path.trim_start_matches('/').replace('/', "."))
+                }
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(format!("invalid arguments for `{}`: {}", self.name, problems.join("; ")))
+        }
+    }
+}
+
+/// A compiled, linked plugin.
+pub struct Plugin {
+    name: Arc<str>,
+    engine: Arc<Engine>,
+    pre: bindings::PluginPre<CallState>,
+    grants: Grants,
+    config: Arc<BTreeMap<String, String>>,
+    limits: Limits,
+    tools: Vec<Arc<ToolSpec>>,
+}
+
+/// Everything a plugin needs to load.
+pub struct PluginSetup {
+    /// The plugin's name from `plugins.toml`.
+    pub name: String,
+    /// The component's bytes.
+    pub wasm: Vec<u8>,
+    /// Mounts and environment.
+    pub grants: Grants,
+    /// The `config` table.
+    pub config: BTreeMap<String, String>,
+    /// Time, memory and output limits.
+    pub limits: Limits,
+}
+
+impl Plugin {
+    /// Compiles and links the component and reads its tool descriptors.
+    pub fn load(engine: Arc<Engine>, setup: PluginSetup) -> Result<Plugin> {
+        let name: Arc<str> = Arc::from(setup.name.as_str());
+        let component = engine.compile(&name, &setup.wasm)?;
+        let mut linker = Linker::<CallState>::new(engine.wasmtime());
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        bindings::toolcell::plugin::host::add_to_linker::<_, wasmtime::component::HasSelf<_>>(
+            &mut linker,
+            |state| state,
+        )?;
+        let instance_pre = linker
+            .instantiate_pre(&component)
+            .map_err(anyhow::Error::from)
+            .with_context(|| {
+            format!("plugin `{name}` needs imports the sandbox does not offer")
+        })?;
+        let pre = bindings::PluginPre::new(instance_pre)
+            .map_err(anyhow::Error::from)
+            .with_context(|| format!("plugin `{name}` does not export toolcell:plugin/tools@0.1.0"))?;
+        let mut plugin = Plugin {
+            name,
+            engine,
+            pre,
+            grants: setup.grants,
+            config: Arc::new(setup.config),
+            limits: setup.limits,
+            tools: Vec::new(),
+        };
+        let descriptors = plugin
+            .run("list-tools", true, &CallContext::default(), |bindings, store| {
+                bindings.toolcell_plugin_tools().call_list_tools(store)
+            })
+            .map_err(|error| anyhow!("{error}"))
+            .with_context(|| format!("plugin `{}` failed to list its tools", plugin.name))?;
+        let mut tools = Vec::with_capacity(descriptors.len());
+        for descriptor in descriptors {
+            let tool_name = descriptor.name.clone();
+            let spec = tool_spec(descriptor).with_context(|| {
+                format!("plugin `{}` has an invalid tool `{tool_name}`", plugin.name)
+            })?;
+            if tools.iter().any(|t: &Arc<ToolSpec>| t.name == spec.name) {
+                bail!("plugin `{}` lists tool `{}` twice", plugin.name, spec.name);
+            }
+            tools.push(Arc::new(spec));
+        }
+        plugin.tools = tools;
+        Ok(plugin)
+    }
+
+    /// The plugin's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Every tool the plugin offers.
+    pub fn tools(&self) -> &[Arc<ToolSpec>] {
+        &self.tools
+    }
+
+    /// The plugin's grants.
+    pub fn grants(&self) -> &Grants {
+        &self.grants
+    }
+
+    /// Runs one call in a fresh instance and converts its result for MCP.
+    ///
+    /// Blocks the thread: run it on a blocking thread, never on the async
+    /// runtime's workers.
+    pub fn call(
+        &self,
+        tool: &ToolSpec,
+        arguments: String,
+        cx: &CallContext,
+    ) -> Result<CallToolResult, CallError> {
+        let call = wit::Call {
+            tool: tool.name.clone(),
+            arguments,
+        };
+        let result = self.run(&tool.name, tool.read_only, cx, |bindings, store| {
+            bindings.toolcell_plugin_tools().call_call_tool(store, &call)
+        })?;
+        to_mcp(result, self.limits.max_output_bytes).map_err(|reason| CallError::InvalidResult {
+            tool: tool.name.clone(),
+            reason,
+        })
+    }
+
+    /// Instantiates the component in a fresh store and runs `f` on it.
+    fn run<R>(
+        &self,
+        what: &str,
+        read_only: bool,
+        cx: &CallContext,
+        f: impl FnOnce(&bindings::Plugin, &mut Store<CallState>) -> wasmtime::Result<R>,
+    ) -> Result<R, CallError> {
+        let wasi = self
+            .grants
+            .wasi_ctx(&self.name, read_only, GUEST_OUTPUT_LOG_CAP)
+            .map_err(|error| CallError::Setup {
+                tool: what.to_string(),
+                reason: format!("{error:#}"),
+            })?;
+        let memory_bytes = usize::try_from(self.limits.memory_mb.saturating_mul(1024 * 1024))
+            .unwrap_or(usize::MAX);
+        let state = CallState {
+            wasi,
+            table: ResourceTable::new(),
+            limiter: MemoryLimiter {
+                max_bytes: memory_bytes,
+                hit: false,
+            },
+            plugin: self.name.clone(),
+            tool: Arc::from(what),
+            config: self.config.clone(),
+            observer: cx.observer.clone(),
+            cancelled: cx.cancelled.clone(),
+            last_progress: None,
+        };
+        let mut store = Store::new(self.engine.wasmtime(), state);
+        store.limiter(|state| &mut state.limiter);
+        let timeout = Duration::from_millis(self.limits.timeout_ms);
+        let deadline = Instant::now() + timeout;
+        let cancelled = cx.cancelled.clone();
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_callback(move |_| {
+            if cancelled.load(Ordering::Relaxed) {
+                Err(Interrupt::Cancelled.into())
+            } else if Instant::now() >= deadline {
+                Err(Interrupt::Timeout.into())
+            } else {
+                Ok(UpdateDeadline::Continue(1))
+            }
+        });
+        let _ticking = self.engine.tick();
+        let outcome = self
+            .pre
+            .instantiate(&mut store)
+            .and_then(|bindings| f(&bindings, &mut store));
+        outcome.map_err(|error| {
+            let tool = what.to_string();
+            if let Some(interrupt) = error.downcast_ref::<Interrupt>() {
+                return match interrupt {
+                    Interrupt::Timeout => CallError::Timeout {
+                        tool,
+                        ms: self.limits.timeout_ms,
+                    },
+                    Interrupt::Cancelled => CallError::Cancelled { tool },
+                };
+            }
+            if store.data().limiter.hit {
+                return CallError::OutOfMemory {
+                    tool,
+                    mb: self.limits.memory_mb,
+                };
+            }
+            tracing::warn!(plugin = &*self.name, tool = %tool, "plugin trapped: {error:?}");
+            let reason = match error.downcast_ref::<wasmtime::Trap>() {
+                Some(wasmtime::Trap::StackOverflow) => "stack overflow".to_string(),
+                Some(wasmtime::Trap::UnreachableCodeReached) => {
+                    "it panicked or aborted".to_string()
+                }
+                Some(trap) => trap.to_string(),
+                None => format!("{error}"),
+            };
+            CallError::Trap { tool, reason }
+        })
+    }
+}
+
+/// Why the epoch callback stopped a guest.
+#[derive(Debug, thiserror::Error)]
+enum Interrupt {
+    #[error("deadline exceeded")]
+    Timeout,
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// The store data of one call.
+pub struct CallState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    limiter: MemoryLimiter,
+    plugin: Arc<str>,
+    tool: Arc<str>,
+    config: Arc<BTreeMap<String, String>>,
+    observer: Option<Arc<dyn CallObserver>>,
+    cancelled: Arc<AtomicBool>,
+    last_progress: Option<f64>,
+}
+
+impl WasiView for CallState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl bindings::toolcell::plugin::host::Host for CallState {
+    fn log(&mut self, level: LogLevel, message: String) {
+        let (plugin, tool) = (&*self.plugin, &*self.tool);
+        match level {
+            LogLevel::Trace => tracing::trace!(plugin, tool, "{message}"),
+            LogLevel::Debug => tracing::debug!(plugin, tool, "{message}"),
+            LogLevel::Info => tracing::info!(plugin, tool, "{message}"),
+            LogLevel::Warning => tracing::warn!(plugin, tool, "{message}"),
+            LogLevel::Error => tracing::error!(plugin, tool, "{message}"),
+        }
+        if let Some(observer) = &self.observer {
+            observer.log(level, &message);
+        }
+    }
+
+    fn report_progress(&mut self, progress: f64, total: Option<f64>, message: Option<String>) {
+        // MCP requires progress to increase with each notification; drop
+        // reports that do not, and any that are not finite.
+        if !progress.is_finite() || self.last_progress.is_some_and(|last| progress <= last) {
+            return;
+        }
+        self.last_progress = Some(progress);
+        if let Some(observer) = &self.observer {
+            observer.progress(progress, total.filter(|t| t.is_finite()), message);
+        }
+    }
+
+    fn is_cancelled(&mut self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+
+    fn get_config(&mut self, key: String) -> Option<String> {
+        self.config.get(&key).cloned()
+    }
+
+    fn config_entries(&mut self) -> Vec<(String, String)> {
+        self.config
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    }
+}
+
+impl bindings::toolcell::plugin::types::Host for CallState {}
+
+/// Caps linear memory; remembers whether the cap was hit so a resulting trap
+/// can be reported as what it is.
+struct MemoryLimiter {
+    max_bytes: usize,
+    hit: bool,
+}
+
+impl ResourceLimiter for MemoryLimiter {
+    fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+        if desired > self.max_bytes {
+            self.hit = true;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+        // Tables hold function references; a million is far past any real
+        // plugin and keeps a runaway one from eating host memory.
+        Ok(desired <= 1_000_000)
+    }
+}
+
+/// Tool names as MCP (2025-11-25) recommends them.
+fn valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+fn category_name(category: wit_types::Category) -> Result<String> {
+    use wit_types::Category as C;
+    Ok(match category {
+        C::Read => "read".into(),
+        C::Search => "search".into(),
+        C::Write => "write".into(),
+        C::Execute => "execute".into(),
+        C::Vcs => "vcs".into(),
+        C::Network => "network".into(),
+        C::Other(name) => {
+            let ok = (1..=32).contains(&name.len())
+                && name.starts_with(|c: char| c.is_ascii_lowercase())
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+            if !ok {
+                bail!("category `{name}` is not lowercase letters, digits and `-`");
+            }
+            name
+        }
+    })
+}
+
+fn schema_object(text: &str, what: &str) -> Result<JsonObject> {
+    let value: Value =
+        serde_json::from_str(text).with_context(|| format!("{what} is not valid JSON"))?;
+    let Value::Object(object) = value else {
+        bail!("{what} is not a JSON object");
+    };
+    if object.get("type").and_then(Value::as_str) != Some("object") {
+        bail!("{what} must have \"type\": \"object\"");
+    }
+    Ok(object)
+}
+
+fn tool_spec(descriptor: wit_types::ToolDescriptor) -> Result<ToolSpec> {
+    if !valid_tool_name(&descriptor.name) {
+        bail!("names are 1-128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`");
+    }
+    let input_schema = schema_object(&descriptor.input_schema, "the input schema")?;
+    let validator = jsonschema::validator_for(&Value::Object(input_schema.clone()))
+        .map_err(|e| anyhow!("the input schema is not a valid JSON Schema: {e}"))?;
+    let output_schema = descriptor
+        .output_schema
+        .as_deref()
+        .map(|text| schema_object(text, "the output schema"))
+        .transpose()?;
+    let category = category_name(descriptor.category)?;
+    let a = descriptor.annotations;
+    let annotations = ToolAnnotations::new()
+        .read_only(a.read_only)
+        .destructive(a.destructive)
+        .idempotent(a.idempotent)
+        .open_world(a.open_world);
+    let mut mcp = Tool::new(
+        descriptor.name.clone(),
+        descriptor.description,
+        Arc::new(input_schema),
+    )
+    .annotate(annotations);
+    mcp.title = Some(descriptor.title);
+    mcp.output_schema = output_schema.map(Arc::new);
+    Ok(ToolSpec {
+        name: descriptor.name,
+        category,
+        read_only: a.read_only,
+        mcp,
+        validator,
+    })
+}
+
+/// Converts a plugin's result to MCP, refusing results over `max_bytes`.
+fn to_mcp(result: wit_types::ToolResult, max_bytes: u64) -> Result<CallToolResult, String> {
+    let size: usize = result
+        .content
+        .iter()
+        .map(|block| match block {
+            wit_types::Content::Text(text) => text.len(),
+            wit_types::Content::Image(media) | wit_types::Content::Audio(media) => {
+                media.data.len() * 4 / 3
+            }
+            wit_types::Content::ResourceLink(link) => link.uri.len() + link.name.len(),
+            wit_types::Content::EmbeddedResource(resource) => match &resource.body {
+                wit_types::ResourceBody::Text(text) => text.len(),
+                wit_types::ResourceBody::Blob(data) => data.len() * 4 / 3,
+            },
+        })
+        .sum::<usize>()
+        + result.structured_content.as_ref().map_or(0, String::len);
+    if size as u64 > max_bytes {
+        return Err(format!(
+            "the result is {size} bytes, over the limit of {max_bytes} bytes; ask for less \
+             (a smaller range, fewer files)"
+        ));
+    }
+    let structured = result
+        .structured_content
+        .map(|text| {
+            serde_json::from_str::<Value>(&text)
+                .map_err(|e| format!("its structured content is not valid JSON: {e}"))
+        })
+        .transpose()?;
+    let content = result
+        .content
+        .into_iter()
+        .map(content_block)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut mcp = if result.is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    mcp.structured_content = structured;
+    Ok(mcp)
+}
+
+fn content_block(block: wit_types::Content) -> Result<ContentBlock, String> {
+    let b64 = |data: &[u8]| base64::engine::general_purpose::STANDARD.encode(data);
+    let value = match block {
+        wit_types::Content::Text(text) => return Ok(ContentBlock::text(text)),
+        wit_types::Content::Image(media) => {
+            return Ok(ContentBlock::image(b64(&media.data), media.mime_type));
+        }
+        wit_types::Content::Audio(media) => {
+            return Ok(ContentBlock::audio(b64(&media.data), media.mime_type));
+        }
+        wit_types::Content::ResourceLink(link) => {
+            let mut value = serde_json::json!({
+                "type": "resource_link",
+                "uri": link.uri,
+                "name": link.name,
+            });
+            for (key, field) in [
+                ("title", link.title),
+                ("description", link.description),
+                ("mimeType", link.mime_type),
+            ] {
+                if let Some(field) = field {
+                    value[key] = Value::String(field);
+                }
+            }
+            if let Some(size) = link.size {
+                value["size"] = Value::from(size);
+            }
+            value
+        }
+        wit_types::Content::EmbeddedResource(resource) => {
+            let mut contents = serde_json::json!({ "uri": resource.uri });
+            if let Some(mime) = resource.mime_type {
+                contents["mimeType"] = Value::String(mime);
+            }
+            match resource.body {
+                wit_types::ResourceBody::Text(text) => contents["text"] = Value::String(text),
+                wit_types::ResourceBody::Blob(data) => contents["blob"] = Value::String(b64(&data)),
+            }
+            serde_json::json!({ "type": "resource", "resource": contents })
+        }
+    };
+    serde_json::from_value(value).map_err(|e| format!("a content block is malformed: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names() {
+        assert!(valid_tool_name("read_file"));
+        assert!(valid_tool_name("a.b-c"));
+        assert!(!valid_tool_name(""));
+        assert!(!valid_tool_name("no spaces"));
+        assert!(!valid_tool_name(&"x".repeat(129)));
+    }
+
+    #[test]
+    fn schemas_must_be_objects() {
+        assert!(schema_object(r#"{"type":"object"}"#, "s").is_ok());
+        assert!(schema_object(r#"{"type":"string"}"#, "s").is_err());
+        assert!(schema_object("[]", "s").is_err());
+        assert!(schema_object("{", "s").is_err());
+    }
+
+    #[test]
+    fn oversized_result_is_refused() {
+        let result = wit_types::ToolResult {
+            content: vec![wit_types::Content::Text("x".repeat(100))],
+            structured_content: None,
+            is_error: false,
+        };
+        let error = to_mcp(result, 10).unwrap_err();
+        assert!(error.contains("100 bytes"), "{error}");
+    }
+
+    #[test]
+    fn invalid_structured_content_is_refused() {
+        let result = wit_types::ToolResult {
+            content: vec![],
+            structured_content: Some("{nope".into()),
+            is_error: false,
+        };
+        assert!(to_mcp(result, 1000).unwrap_err().contains("not valid JSON"));
+    }
+
+    #[test]
+    fn every_content_kind_converts() {
+        let blocks = vec![
+            wit_types::Content::Text("hi".into()),
+            wit_types::Content::Image(wit_types::Media {
+                data: vec![1, 2, 3],
+                mime_type: "image/png".into(),
+            }),
+            wit_types::Content::Audio(wit_types::Media {
+                data: vec![4],
+                mime_type: "audio/wav".into(),
+            }),
+            wit_types::Content::ResourceLink(wit_types::ResourceLink {
+                uri: "file:///a".into(),
+                name: "a".into(),
+                title: Some("A".into()),
+                description: None,
+                mime_type: Some("text/plain".into()),
+                size: Some(3),
+            }),
+            wit_types::Content::EmbeddedResource(wit_types::EmbeddedResource {
+                uri: "file:///b".into(),
+                mime_type: None,
+                body: wit_types::ResourceBody::Blob(vec![0xff]),
+            }),
+        ];
+        let result = to_mcp(
+            wit_types::ToolResult {
+                content: blocks,
+                structured_content: Some(r#"{"n":1}"#.into()),
+                is_error: true,
+            },
+            1000,
+        )
+        .unwrap();
+        let json = serde_json::to_value(&result).unwrap();
+        assert_eq!(json["isError"], true);
+        assert_eq!(json["structuredContent"]["n"], 1);
+        let content = json["content"].as_array().unwrap();
+        assert_eq!(content[1]["data"], "AQID");
+        assert_eq!(content[2]["mimeType"], "audio/wav");
+        assert_eq!(content[3]["type"], "resource_link");
+        assert_eq!(content[3]["size"], 3);
+        assert_eq!(content[4]["resource"]["blob"], "/w==");
+    }
+}

@@ -1,0 +1,226 @@
+//! The WASI context of one call, built from a plugin's grants.
+//!
+//! [`Grants`] is what `plugins.toml` gives a plugin: mounts, environment
+//! variables (their values read once, at load time). [`Grants::wasi_ctx`]
+//! turns them into a fresh `WasiCtx` for one call: each mount is a preopen
+//! at the same guest path as its canonical host path, read-only unless the
+//! mount is `rw` and the tool is not read-only; nothing else is reachable
+//! (wasmtime-wasi denies sockets and name lookups by default, stdin is
+//! closed). Guest stdout and stderr go to [`LogStream`], which turns them into
+//! log lines and never touches the process's stdout, which belongs to MCP.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use anyhow::{Context as _, Result};
+use bytes::Bytes;
+use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
+use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder};
+
+use crate::config::Mount;
+
+/// The capabilities `plugins.toml` grants one plugin.
+#[derive(Clone, Debug, Default)]
+pub struct Grants {
+    /// Directories, in configuration order; the first is where relative
+    /// paths resolve.
+    pub mounts: Vec<Mount>,
+    /// Environment variables passed through, with the values they had when
+    /// the plugin was loaded. Variables that were unset are left out.
+    pub env: Vec<(String, String)>,
+}
+
+impl Grants {
+    /// The WASI context for one call of a tool.
+    ///
+    /// `read_only` mounts every directory read-only, whatever was granted:
+    /// it is set for tools whose descriptor says read-only. `stdout_cap` is
+    /// how many bytes of guest output are logged before the rest is dropped.
+    pub fn wasi_ctx(&self, plugin: &Arc<str>, read_only: bool, stdout_cap: usize) -> Result<WasiCtx> {
+        let mut builder = WasiCtxBuilder::new();
+        // Calls already run on blocking threads; letting WASI block there
+        // avoids a round trip through the async runtime per file operation.
+        builder.allow_blocking_current_thread(true);
+        for mount in &self.mounts {
+            let guest = mount.host.to_str().with_context(|| {
+                format!("mount {} is not valid UTF-8", mount.host.display())
+            })?;
+            let perms = if mount.writable && !read_only {
+                FsPerms::ReadWrite
+            } else {
+                FsPerms::ReadOnly
+            };
+            builder
+                .preopened_dir(&mount.host, guest, perms)
+                .map_err(anyhow::Error::from)
+                .with_context(|| format!("cannot open mount {}", mount.host.display()))?;
+        }
+        for (key, value) in &self.env {
+            builder.env(key, value);
+        }
+        let output = OutputBudget::new(stdout_cap);
+        builder.stdout(LogStream::new(plugin.clone(), "stdout", output.clone()));
+        builder.stderr(LogStream::new(plugin.clone(), "stderr", output));
+        Ok(builder.build())
+    }
+}
+
+/// How many bytes of stdout and stderr together one call may still log.
+#[derive(Clone)]
+struct OutputBudget(Arc<Mutex<usize>>);
+
+impl OutputBudget {
+    fn new(bytes: usize) -> OutputBudget {
+        OutputBudget(Arc::new(Mutex::new(bytes)))
+    }
+
+    /// Takes up to `wanted` bytes; returns how many were granted and whether
+    /// this call exhausted the budget (so the caller logs one notice).
+    fn take(&self, wanted: usize) -> (usize, bool) {
+        let mut left = match self.0.lock() {
+            Ok(left) => left,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if *left == 0 {
+            return (0, false);
+        }
+        let granted = wanted.min(*left);
+        *left -= granted;
+        (granted, *left == 0)
+    }
+}
+
+/// A guest's stdout or stderr: complete lines become `tracing` events tagged
+/// with the plugin and stream. Writes always succeed, so a chatty guest never
+/// fails; past the budget, output is dropped after one notice.
+#[derive(Clone)]
+pub struct LogStream {
+    plugin: Arc<str>,
+    stream: &'static str,
+    budget: OutputBudget,
+    line: Arc<Mutex<Vec<u8>>>,
+}
+
+/// A line longer than this is logged in pieces.
+const MAX_LINE: usize = 4096;
+
+impl LogStream {
+    fn new(plugin: Arc<str>, stream: &'static str, budget: OutputBudget) -> LogStream {
+        LogStream {
+            plugin,
+            stream,
+            budget,
+            line: Arc::new(Mutex::new(Vec::new())),
+        }
+    }
+
+    fn write_bytes(&self, bytes: &[u8]) {
+        let (granted, exhausted) = self.budget.take(bytes.len());
+        let mut line = match self.line.lock() {
+            Ok(line) => line,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        for &byte in &bytes[..granted] {
+            if byte == b'\n' {
+                self.emit(&line);
+                line.clear();
+            } else {
+                line.push(byte);
+                if line.len() >= MAX_LINE {
+                    self.emit(&line);
+                    line.clear();
+                }
+            }
+        }
+        if exhausted {
+            if !line.is_empty() {
+                self.emit(&line);
+                line.clear();
+            }
+            tracing::warn!(
+                plugin = &*self.plugin,
+                stream = self.stream,
+                "plugin output limit reached; further output of this call is dropped"
+            );
+        }
+    }
+
+    fn emit(&self, line: &[u8]) {
+        tracing::info!(
+            target: "toolcell::plugin_output",
+            plugin = &*self.plugin,
+            stream = self.stream,
+            "{}",
+            String::from_utf8_lossy(line)
+        );
+    }
+}
+
+impl Drop for LogStream {
+    fn drop(&mut self) {
+        // The last clone flushes an unterminated final line.
+        if Arc::strong_count(&self.line) == 1 {
+            let line = match self.line.lock() {
+                Ok(line) => line,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            if !line.is_empty() {
+                self.emit(&line);
+            }
+        }
+    }
+}
+
+impl IsTerminal for LogStream {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for LogStream {
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.clone())
+    }
+
+    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+#[async_trait::async_trait]
+impl OutputStream for LogStream {
+    fn write(&mut self, bytes: Bytes) -> Result<(), StreamError> {
+        self.write_bytes(&bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), StreamError> {
+        Ok(())
+    }
+
+    fn check_write(&mut self) -> Result<usize, StreamError> {
+        Ok(64 * 1024)
+    }
+}
+
+#[async_trait::async_trait]
+impl Pollable for LogStream {
+    async fn ready(&mut self) {}
+}
+
+impl tokio::io::AsyncWrite for LogStream {
+    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        self.write_bytes(buf);
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}

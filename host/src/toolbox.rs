@@ -1,0 +1,214 @@
+//! The union of every plugin's enabled tools.
+//!
+//! [`Toolbox::load`] loads each configured plugin (in parallel; a plugin that
+//! fails is recorded in [`Toolbox::failures`] and the rest carry on), then
+//! keeps the tools whose category is enabled and that pass the plugin's
+//! `tools` allow-list. A tool name offered by two plugins is an error that
+//! names both. [`Route`] ties a tool to the plugin that runs it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+
+use crate::builtin;
+use crate::config::{Config, PluginConfig, PluginSource};
+use crate::engine::Engine;
+use crate::plugin::{Plugin, PluginSetup, ToolSpec};
+use crate::sandbox::Grants;
+
+/// A tool and the plugin that runs it.
+#[derive(Clone)]
+pub struct Route {
+    /// The plugin.
+    pub plugin: Arc<Plugin>,
+    /// The tool.
+    pub spec: Arc<ToolSpec>,
+}
+
+/// A plugin that could not be loaded.
+#[derive(Debug)]
+pub struct LoadFailure {
+    /// The plugin's name.
+    pub plugin: String,
+    /// Why, with its causes.
+    pub error: String,
+}
+
+/// Every enabled tool, by name, in configuration order.
+pub struct Toolbox {
+    routes: Vec<Route>,
+    by_name: HashMap<String, usize>,
+    disabled: Vec<Route>,
+    plugins: Vec<Arc<Plugin>>,
+    failures: Vec<LoadFailure>,
+    warnings: Vec<String>,
+}
+
+impl Toolbox {
+    /// Loads every plugin of `config`. Fails only when two plugins offer a
+    /// tool of the same name; a plugin that fails to load is recorded and
+    /// logged.
+    pub fn load(config: &Config, engine: &Arc<Engine>) -> Result<Toolbox> {
+        let loaded: Vec<Result<Plugin>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = config
+                .plugins
+                .iter()
+                .map(|plugin| scope.spawn(|| load_plugin(engine, plugin)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| {
+                    handle
+                        .join()
+                        .unwrap_or_else(|_| Err(anyhow::anyhow!("loading panicked")))
+                })
+                .collect()
+        });
+
+        let mut toolbox = Toolbox {
+            routes: Vec::new(),
+            by_name: HashMap::new(),
+            disabled: Vec::new(),
+            plugins: Vec::new(),
+            failures: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let mut owner: HashMap<String, String> = HashMap::new();
+        for (plugin_config, result) in config.plugins.iter().zip(loaded) {
+            let plugin = match result {
+                Ok(plugin) => Arc::new(plugin),
+                Err(error) => {
+                    let error = format!("{error:#}");
+                    tracing::error!(plugin = %plugin_config.name, "plugin not loaded: {error}");
+                    toolbox.failures.push(LoadFailure {
+                        plugin: plugin_config.name.clone(),
+                        error,
+                    });
+                    continue;
+                }
+            };
+            for spec in plugin.tools() {
+                if let Some(other) = owner.insert(spec.name.clone(), plugin_config.name.clone()) {
+                    bail!(
+                        "tool `{}` is offered by both plugin `{other}` and plugin `{}`; \
+                         tool names must be unique (narrow one plugin with `tools = [...]`)",
+                        spec.name,
+                        plugin_config.name
+                    );
+                }
+            }
+            toolbox.add(config, plugin_config, plugin);
+        }
+        Ok(toolbox)
+    }
+
+    fn add(&mut self, config: &Config, plugin_config: &PluginConfig, plugin: Arc<Plugin>) {
+        if let Some(allowed) = &plugin_config.tools {
+            for name in allowed {
+                if !plugin.tools().iter().any(|spec| &spec.name == name) {
+                    self.warnings.push(format!(
+                        "plugin `{}` lists tool `{name}` in `tools`, but offers no such tool",
+                        plugin_config.name
+                    ));
+                }
+            }
+        }
+        for spec in plugin.tools() {
+            let route = Route {
+                plugin: plugin.clone(),
+                spec: spec.clone(),
+            };
+            let category_on = config.categories.iter().any(|c| *c == spec.category);
+            let allowed = plugin_config
+                .tools
+                .as_ref()
+                .is_none_or(|allowed| allowed.contains(&spec.name));
+            if category_on && allowed {
+                self.by_name.insert(spec.name.clone(), self.routes.len());
+                self.routes.push(route);
+            } else {
+                if allowed && plugin_config.tools.is_some() {
+                    self.warnings.push(format!(
+                        "plugin `{}` allows tool `{}`, but its category `{}` is not enabled in \
+                         [server] categories",
+                        plugin_config.name, spec.name, spec.category
+                    ));
+                }
+                self.disabled.push(route);
+            }
+        }
+        self.plugins.push(plugin);
+    }
+
+    /// The enabled tool called `name`.
+    pub fn get(&self, name: &str) -> Option<&Route> {
+        self.by_name.get(name).map(|&index| &self.routes[index])
+    }
+
+    /// Every enabled tool, in configuration order.
+    pub fn routes(&self) -> &[Route] {
+        &self.routes
+    }
+
+    /// Tools that were loaded but are not served (category or allow-list).
+    pub fn disabled(&self) -> &[Route] {
+        &self.disabled
+    }
+
+    /// The plugins that loaded.
+    pub fn plugins(&self) -> &[Arc<Plugin>] {
+        &self.plugins
+    }
+
+    /// The plugins that did not load.
+    pub fn failures(&self) -> &[LoadFailure] {
+        &self.failures
+    }
+
+    /// Problems worth a warning, such as an allow-list naming no real tool.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+}
+
+fn load_plugin(engine: &Arc<Engine>, config: &PluginConfig) -> Result<Plugin> {
+    let wasm = match &config.source {
+        PluginSource::Builtin(name) => builtin::get(name)
+            .with_context(|| format!("there is no builtin plugin `{name}`"))?
+            .to_vec(),
+        PluginSource::File(path) => std::fs::read(path)
+            .with_context(|| format!("cannot read {}", path.display()))?,
+    };
+    let mut env = Vec::new();
+    for name in &config.env {
+        match std::env::var(name) {
+            Ok(value) => env.push((name.clone(), value)),
+            Err(_) => tracing::warn!(
+                plugin = %config.name,
+                "environment variable `{name}` is granted but not set (or not UTF-8); not passed"
+            ),
+        }
+    }
+    let started = std::time::Instant::now();
+    let plugin = Plugin::load(
+        engine.clone(),
+        PluginSetup {
+            name: config.name.clone(),
+            wasm,
+            grants: Grants {
+                mounts: config.mounts.clone(),
+                env,
+            },
+            config: config.config.clone(),
+            limits: config.limits,
+        },
+    )?;
+    tracing::debug!(
+        plugin = %config.name,
+        tools = plugin.tools().len(),
+        elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
+        "plugin loaded"
+    );
+    Ok(plugin)
+}
