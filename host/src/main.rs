@@ -115,8 +115,13 @@ fn main() -> ExitCode {
 
 fn init_logging(level: &str) {
     use tracing_subscriber::EnvFilter;
+    // rmcp logs every session event at info; keep that for debug levels.
+    let directives = match level {
+        "info" | "warn" | "error" => format!("{level},rmcp=warn"),
+        _ => level.to_string(),
+    };
     let filter = EnvFilter::try_from_default_env()
-        .or_else(|_| EnvFilter::try_new(level))
+        .or_else(|_| EnvFilter::try_new(directives))
         .unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
