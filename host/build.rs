@@ -18,7 +18,9 @@ const TARGET: &str = "wasm32-wasip2";
 
 fn main() {
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
-    let root = manifest_dir.parent().expect("host/ sits in the workspace root");
+    let root = manifest_dir
+        .parent()
+        .expect("host/ sits in the workspace root");
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo"));
     for watched in ["plugins", "sdk", "wit", "Cargo.lock"] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
@@ -54,7 +56,9 @@ fn main() {
     ] {
         command.env_remove(var);
     }
-    let status = command.status().expect("failed to run cargo for the plugins");
+    let status = command
+        .status()
+        .expect("failed to run cargo for the plugins");
     if !status.success() {
         panic!("building the first-party plugins for {TARGET} failed (see the output above)");
     }

@@ -2,10 +2,8 @@
 
 /// The builtin plugins: the name used in `path = "builtin:NAME"` and the
 /// component's bytes.
-pub const BUILTINS: &[(&str, &[u8])] = &[(
-    "fs",
-    include_bytes!(concat!(env!("OUT_DIR"), "/fs.wasm")),
-)];
+pub const BUILTINS: &[(&str, &[u8])] =
+    &[("fs", include_bytes!(concat!(env!("OUT_DIR"), "/fs.wasm")))];
 
 /// The builtin names, for configuration checks.
 pub fn names() -> Vec<&'static str> {

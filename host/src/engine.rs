@@ -1,10 +1,10 @@
 //! The one wasmtime [`Engine`], its epoch ticker and the compile cache.
 //!
 //! [`Engine`] owns the wasmtime engine every plugin shares. Calls enter the
-//! [`Ticker`] while they run, which advances the engine's epoch so that a
+//! `Ticker` while they run, which advances the engine's epoch so that a
 //! store's epoch callback can stop a guest that overran its deadline or was
 //! cancelled; with no call running, the ticker thread sleeps. The
-//! [`CompileCache`] keeps compiled components on disk, keyed by the
+//! `CompileCache` keeps compiled components on disk, keyed by the
 //! component's SHA-256 and the engine's configuration, so a restart does not
 //! recompile anything.
 
@@ -87,7 +87,10 @@ impl Engine {
             }
             Ok(None) => {}
             Err(error) => {
-                tracing::warn!(plugin = name, "ignoring a bad compile-cache entry: {error:#}");
+                tracing::warn!(
+                    plugin = name,
+                    "ignoring a bad compile-cache entry: {error:#}"
+                );
             }
         }
         let serialized = self
@@ -96,7 +99,10 @@ impl Engine {
             .map_err(anyhow::Error::from)
             .with_context(|| format!("failed to compile plugin `{name}`"))?;
         if let Err(error) = cache.store(&key, &serialized) {
-            tracing::warn!(plugin = name, "could not write the compile cache: {error:#}");
+            tracing::warn!(
+                plugin = name,
+                "could not write the compile cache: {error:#}"
+            );
         }
         CompileCache::deserialize(&self.inner, &serialized)
             .with_context(|| format!("failed to load compiled plugin `{name}`"))
@@ -196,7 +202,9 @@ impl CompileCache {
         let data = match fs::read(&path) {
             Ok(data) => data,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(error) => return Err(error).with_context(|| format!("cannot read {}", path.display())),
+            Err(error) => {
+                return Err(error).with_context(|| format!("cannot read {}", path.display()));
+            }
         };
         let Some((digest, payload)) = data.split_at_checked(32) else {
             anyhow::bail!("{} is truncated", path.display());

@@ -10,12 +10,12 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use rmcp::model::ContentBlock;
+use toolcell::builtin;
 use toolcell::config::Config;
 use toolcell::engine::{self, Engine};
 use toolcell::plugin::CallContext;
 use toolcell::server::{self, Server};
 use toolcell::toolbox::Toolbox;
-use toolcell::builtin;
 
 /// Toolcell: MCP tools that run in WebAssembly sandboxes and can reach only
 /// what plugins.toml grants them.
@@ -86,7 +86,10 @@ fn main() -> ExitCode {
         Command::Call(args) => (&args.common, "warn"),
     };
     init_logging(common.log_level.as_deref().unwrap_or(default_level));
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("error: cannot start the async runtime: {error}");
@@ -225,11 +228,20 @@ fn tools(common: &Common) -> Result<ExitCode> {
             route.plugin.name().to_string(),
             route.spec.category.clone(),
             annotations,
-            if mounts.is_empty() { "-".into() } else { mounts },
+            if mounts.is_empty() {
+                "-".into()
+            } else {
+                mounts
+            },
         ]);
     }
     let widths: Vec<usize> = (0..5)
-        .map(|col| rows.iter().map(|row| row[col].chars().count()).max().unwrap_or(0))
+        .map(|col| {
+            rows.iter()
+                .map(|row| row[col].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     for row in &rows {
         let mut line = String::new();
@@ -243,7 +255,11 @@ fn tools(common: &Common) -> Result<ExitCode> {
         println!("{}", line.trim_end());
     }
     if !toolbox.disabled().is_empty() {
-        let names: Vec<&str> = toolbox.disabled().iter().map(|r| r.spec.name.as_str()).collect();
+        let names: Vec<&str> = toolbox
+            .disabled()
+            .iter()
+            .map(|r| r.spec.name.as_str())
+            .collect();
         println!(
             "\n{} more tool(s) not enabled by [server] categories or `tools`: {}",
             names.len(),
@@ -251,7 +267,10 @@ fn tools(common: &Common) -> Result<ExitCode> {
         );
     }
     for failure in toolbox.failures() {
-        eprintln!("error: plugin `{}` did not load: {}", failure.plugin, failure.error);
+        eprintln!(
+            "error: plugin `{}` did not load: {}",
+            failure.plugin, failure.error
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -265,7 +284,10 @@ async fn call(args: CallArgs) -> Result<ExitCode> {
     let config = load_config(&args.common)?;
     let toolbox = load_toolbox(&args.common, &config)?;
     for failure in toolbox.failures() {
-        eprintln!("warning: plugin `{}` did not load: {}", failure.plugin, failure.error);
+        eprintln!(
+            "warning: plugin `{}` did not load: {}",
+            failure.plugin, failure.error
+        );
     }
     let server = Server::new(toolbox, config.max_concurrent_calls);
     let result = server
@@ -315,7 +337,10 @@ fn check(common: &Common) -> Result<ExitCode> {
     };
     let mut problems = 0;
     for failure in toolbox.failures() {
-        eprintln!("{}: plugin `{}` did not load: {}", config.source, failure.plugin, failure.error);
+        eprintln!(
+            "{}: plugin `{}` did not load: {}",
+            config.source, failure.plugin, failure.error
+        );
         problems += 1;
     }
     for warning in toolbox.warnings() {

@@ -139,14 +139,21 @@ impl ToolSpec {
                 if path.is_empty() {
                     error.to_string()
                 } else {
-                    format!("`{}`: {error}", path.trim_start_matches('/').replace('/', "."))
+                    format!(
+                        "`{}`: {error}",
+                        path.trim_start_matches('/').replace('/', ".")
+                    )
                 }
             })
             .collect();
         if problems.is_empty() {
             Ok(())
         } else {
-            Err(format!("invalid arguments for `{}`: {}", self.name, problems.join("; ")))
+            Err(format!(
+                "invalid arguments for `{}`: {}",
+                self.name,
+                problems.join("; ")
+            ))
         }
     }
 }
@@ -190,12 +197,12 @@ impl Plugin {
         let instance_pre = linker
             .instantiate_pre(&component)
             .map_err(anyhow::Error::from)
-            .with_context(|| {
-            format!("plugin `{name}` needs imports the sandbox does not offer")
-        })?;
+            .with_context(|| format!("plugin `{name}` needs imports the sandbox does not offer"))?;
         let pre = bindings::PluginPre::new(instance_pre)
             .map_err(anyhow::Error::from)
-            .with_context(|| format!("plugin `{name}` does not export toolcell:plugin/tools@0.1.0"))?;
+            .with_context(|| {
+                format!("plugin `{name}` does not export toolcell:plugin/tools@0.1.0")
+            })?;
         let mut plugin = Plugin {
             name,
             engine,
@@ -206,9 +213,12 @@ impl Plugin {
             tools: Vec::new(),
         };
         let descriptors = plugin
-            .run("list-tools", true, &CallContext::default(), |bindings, store| {
-                bindings.toolcell_plugin_tools().call_list_tools(store)
-            })
+            .run(
+                "list-tools",
+                true,
+                &CallContext::default(),
+                |bindings, store| bindings.toolcell_plugin_tools().call_list_tools(store),
+            )
             .map_err(|error| anyhow!("{error}"))
             .with_context(|| format!("plugin `{}` failed to list its tools", plugin.name))?;
         let mut tools = Vec::with_capacity(descriptors.len());
@@ -256,7 +266,9 @@ impl Plugin {
             arguments,
         };
         let result = self.run(&tool.name, tool.read_only, cx, |bindings, store| {
-            bindings.toolcell_plugin_tools().call_call_tool(store, &call)
+            bindings
+                .toolcell_plugin_tools()
+                .call_call_tool(store, &call)
         })?;
         to_mcp(result, self.limits.max_output_bytes).map_err(|reason| CallError::InvalidResult {
             tool: tool.name.clone(),
@@ -430,7 +442,12 @@ struct MemoryLimiter {
 }
 
 impl ResourceLimiter for MemoryLimiter {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         if desired > self.max_bytes {
             self.hit = true;
             return Ok(false);
@@ -438,7 +455,12 @@ impl ResourceLimiter for MemoryLimiter {
         Ok(true)
     }
 
-    fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         // Tables hold function references; a million is far past any real
         // plugin and keeps a runaway one from eating host memory.
         Ok(desired <= 1_000_000)

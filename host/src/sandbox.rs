@@ -38,15 +38,21 @@ impl Grants {
     /// `read_only` mounts every directory read-only, whatever was granted:
     /// it is set for tools whose descriptor says read-only. `stdout_cap` is
     /// how many bytes of guest output are logged before the rest is dropped.
-    pub fn wasi_ctx(&self, plugin: &Arc<str>, read_only: bool, stdout_cap: usize) -> Result<WasiCtx> {
+    pub fn wasi_ctx(
+        &self,
+        plugin: &Arc<str>,
+        read_only: bool,
+        stdout_cap: usize,
+    ) -> Result<WasiCtx> {
         let mut builder = WasiCtxBuilder::new();
         // Calls already run on blocking threads; letting WASI block there
         // avoids a round trip through the async runtime per file operation.
         builder.allow_blocking_current_thread(true);
         for mount in &self.mounts {
-            let guest = mount.host.to_str().with_context(|| {
-                format!("mount {} is not valid UTF-8", mount.host.display())
-            })?;
+            let guest = mount
+                .host
+                .to_str()
+                .with_context(|| format!("mount {} is not valid UTF-8", mount.host.display()))?;
             let perms = if mount.writable && !read_only {
                 FsPerms::ReadWrite
             } else {
@@ -211,7 +217,11 @@ impl Pollable for LogStream {
 }
 
 impl tokio::io::AsyncWrite for LogStream {
-    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
         self.write_bytes(buf);
         Poll::Ready(Ok(buf.len()))
     }

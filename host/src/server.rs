@@ -67,10 +67,8 @@ impl Server {
             .await
             .map_err(|_| ErrorData::internal_error("the server is shutting down", None))?;
         let text = arguments.to_string();
-        let joined = tokio::task::spawn_blocking(move || {
-            route.plugin.call(&route.spec, text, &cx)
-        })
-        .await;
+        let joined =
+            tokio::task::spawn_blocking(move || route.plugin.call(&route.spec, text, &cx)).await;
         Ok(match joined {
             Ok(Ok(result)) => result,
             Ok(Err(error)) => error_result(error.to_string()),
@@ -104,8 +102,7 @@ impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(
-                Implementation::new("toolcell", env!("CARGO_PKG_VERSION"))
-                    .with_title("Toolcell"),
+                Implementation::new("toolcell", env!("CARGO_PKG_VERSION")).with_title("Toolcell"),
             )
             .with_instructions(
                 "Tools run in sandboxes that can reach only the directories, environment \
@@ -164,9 +161,7 @@ impl ServerHandler for Server {
             }));
         }
 
-        let result = self
-            .call(&request.name, request.arguments, call)
-            .await;
+        let result = self.call(&request.name, request.arguments, call).await;
         watcher.abort();
         if let Some(forwarder) = forwarder {
             // Every sender is gone with the call: let queued reports go out
@@ -222,12 +217,12 @@ pub async fn serve_stdio(server: Server) -> Result<()> {
             if body.is_empty() {
                 continue;
             }
-            if let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
-                if error.is_syntax() || error.is_eof() {
-                    tracing::debug!("answering a line that is not JSON: {error}");
-                    let _ = errors_tx.send(parse_error(&error.to_string()));
-                    continue;
-                }
+            if let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(body)
+                && (error.is_syntax() || error.is_eof())
+            {
+                tracing::debug!("answering a line that is not JSON: {error}");
+                let _ = errors_tx.send(parse_error(&error.to_string()));
+                continue;
             }
             if to_rmcp.write_all(body).await.is_err() || to_rmcp.write_all(b"\n").await.is_err() {
                 break;

@@ -177,8 +177,9 @@ fn load_plugin(engine: &Arc<Engine>, config: &PluginConfig) -> Result<Plugin> {
         PluginSource::Builtin(name) => builtin::get(name)
             .with_context(|| format!("there is no builtin plugin `{name}`"))?
             .to_vec(),
-        PluginSource::File(path) => std::fs::read(path)
-            .with_context(|| format!("cannot read {}", path.display()))?,
+        PluginSource::File(path) => {
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
+        }
     };
     let mut env = Vec::new();
     for name in &config.env {
