@@ -3,7 +3,10 @@
 //! [`Config`] is the validated file: the enabled categories, the server-wide [`Limits`] and one
 //! [`PluginConfig`] per `[[plugin]]`, whose [`PluginSource`] and [`Mount`]s are already resolved
 //! against the config file's directory (mounts canonicalised, so the sandbox sees the real
-//! directory at its real path).
+//! directory at its real path). A plugin's `[[plugin.tool]]` entries become its
+//! [`PluginConfig::tools_overrides`]: a [`ToolOverride`] per tool name, whose mounts replace the
+//! plugin's and whose limits are layered over them (server, then plugin, then tool); ask
+//! [`PluginConfig::mounts_for`] and [`PluginConfig::limits_for`] rather than reading the fields.
 //!
 //! The file is parsed into an untyped [`toml::Table`] and walked by hand rather than deserialised
 //! into serde types, so that one pass reports *every* problem (unknown keys, wrong types, bad
@@ -45,7 +48,10 @@ const SERVER_LIMIT_KEYS: &[&str] = &[
     "max_output_bytes",
     "max_concurrent_calls",
 ];
-const PLUGIN_KEYS: &[&str] = &["name", "path", "mounts", "env", "tools", "config", "limits"];
+const PLUGIN_KEYS: &[&str] = &[
+    "name", "path", "mounts", "env", "tools", "config", "limits", "tool",
+];
+const TOOL_KEYS: &[&str] = &["name", "mounts", "limits"];
 const MOUNT_KEYS: &[&str] = &["host", "mode"];
 
 /// A validated `plugins.toml`.
@@ -101,6 +107,36 @@ pub struct PluginConfig {
     pub config: BTreeMap<String, String>,
     /// The top-level limits with this plugin's overrides applied.
     pub limits: Limits,
+    /// Per-tool overrides (`[[plugin.tool]]`), by tool name; default none.
+    ///
+    /// Whether each named tool exists is only known once the plugin is loaded.
+    pub tools_overrides: BTreeMap<String, ToolOverride>,
+}
+
+/// One `[[plugin.tool]]`: what a single tool of a plugin gets instead of the plugin's settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolOverride {
+    /// Replaces the plugin's mounts for this tool, when set.
+    pub mounts: Option<Vec<Mount>>,
+    /// The plugin's limits with this tool's overrides applied.
+    pub limits: Limits,
+}
+
+impl PluginConfig {
+    /// The mounts a tool gets: its override, or the plugin's.
+    pub fn mounts_for(&self, tool: &str) -> &[Mount] {
+        self.tools_overrides
+            .get(tool)
+            .and_then(|o| o.mounts.as_deref())
+            .unwrap_or(&self.mounts)
+    }
+
+    /// The limits a tool gets: its override, or the plugin's.
+    pub fn limits_for(&self, tool: &str) -> Limits {
+        self.tools_overrides
+            .get(tool)
+            .map_or(self.limits, |o| o.limits)
+    }
 }
 
 /// Where a plugin's component comes from.
@@ -380,6 +416,14 @@ impl<'a> Validator<'a> {
         limits
     }
 
+    /// A plugin's or a tool's `limits` (at key path `path`), which must be a table, over `base`.
+    fn limits_table(&mut self, value: &Value, path: &str, base: Limits) -> Limits {
+        match self.table(value, path) {
+            Some(table) => self.limits(table, path, base),
+            None => base,
+        }
+    }
+
     fn plugin(
         &mut self,
         index: usize,
@@ -439,17 +483,10 @@ impl<'a> Validator<'a> {
             Some(value) => self.plugin_source(value, &join(&prefix, "path")),
         };
 
-        let mut mounts = Vec::new();
-        if let Some(value) = table.get("mounts") {
-            let path = join(&prefix, "mounts");
-            if let Some(items) = self.array(value, &path, "an array of tables") {
-                for (i, item) in items.iter().enumerate() {
-                    if let Some(mount) = self.mount(item, &format!("{path}[{i}]")) {
-                        mounts.push(mount);
-                    }
-                }
-            }
-        }
+        let mounts = match table.get("mounts") {
+            Some(value) => self.mounts(value, &join(&prefix, "mounts")),
+            None => Vec::new(),
+        };
 
         let env = match table.get("env") {
             Some(value) => {
@@ -487,14 +524,13 @@ impl<'a> Validator<'a> {
         };
 
         let limits = match table.get("limits") {
-            Some(value) => {
-                let path = join(&prefix, "limits");
-                match self.table(value, &path) {
-                    Some(t) => self.limits(t, &path, base_limits),
-                    None => base_limits,
-                }
-            }
+            Some(value) => self.limits_table(value, &join(&prefix, "limits"), base_limits),
             None => base_limits,
+        };
+
+        let tools_overrides = match table.get("tool") {
+            Some(value) => self.tool_overrides(value, &join(&prefix, "tool"), limits),
+            None => BTreeMap::new(),
         };
 
         Some(PluginConfig {
@@ -505,7 +541,122 @@ impl<'a> Validator<'a> {
             tools,
             config,
             limits,
+            tools_overrides,
         })
+    }
+
+    /// The `[[plugin.tool]]` entries at key path `path`, by name; `base_limits` are the plugin's.
+    fn tool_overrides(
+        &mut self,
+        value: &Value,
+        path: &str,
+        base_limits: Limits,
+    ) -> BTreeMap<String, ToolOverride> {
+        let mut overrides = BTreeMap::new();
+        let Value::Array(items) = value else {
+            self.error(
+                path,
+                format!(
+                    "expected an array of tables (`[[plugin.tool]]`), found {}",
+                    describe(value)
+                ),
+            );
+            return overrides;
+        };
+        // The first position of each name, for duplicate messages.
+        let mut seen = BTreeMap::new();
+        for (index, item) in items.iter().enumerate() {
+            let position = format!("tool[{index}]");
+            let key = format!("{path}[{index}]");
+            let table = match item {
+                Value::Table(table) => table,
+                // `tool` for `tools` is an easy slip; say which one takes names.
+                Value::String(_) => {
+                    self.error(
+                        key,
+                        format!(
+                            "expected a table, found {}: an allow-list of tool names is `tools`",
+                            describe(item)
+                        ),
+                    );
+                    continue;
+                }
+                other => {
+                    self.error(key, format!("expected a table, found {}", describe(other)));
+                    continue;
+                }
+            };
+            let name = match table.get("name") {
+                None => {
+                    self.error(&key, "missing required key `name`");
+                    None
+                }
+                Some(value) => self.string(value, &join(&key, "name")).and_then(|name| {
+                    if is_tool_name(name) {
+                        Some(name.to_owned())
+                    } else {
+                        self.error(
+                            join(&key, "name"),
+                            format!(
+                                "invalid tool name {name:?}: must be 1 to 128 characters of A-Z, \
+                                 a-z, 0-9, `_`, `-` and `.`"
+                            ),
+                        );
+                        None
+                    }
+                }),
+            };
+            let prefix = match &name {
+                Some(name) => format!("{key} ({name})"),
+                None => key.clone(),
+            };
+            let mut duplicate = false;
+            if let Some(name) = &name {
+                match seen.get(name) {
+                    Some(first) => {
+                        duplicate = true;
+                        self.error(
+                            join(&prefix, "name"),
+                            format!("duplicate tool name {name:?}: already used by {first}"),
+                        );
+                    }
+                    None => {
+                        seen.insert(name.clone(), position);
+                    }
+                }
+            }
+
+            self.unknown_keys(table, &prefix, TOOL_KEYS, &[]);
+
+            let mounts = table
+                .get("mounts")
+                .map(|value| self.mounts(value, &join(&prefix, "mounts")));
+
+            let limits = match table.get("limits") {
+                Some(value) => self.limits_table(value, &join(&prefix, "limits"), base_limits),
+                None => base_limits,
+            };
+
+            if let Some(name) = name
+                && !duplicate
+            {
+                overrides.insert(name, ToolOverride { mounts, limits });
+            }
+        }
+        overrides
+    }
+
+    /// The array of mount tables at key path `path`; the valid ones, in order.
+    fn mounts(&mut self, value: &Value, path: &str) -> Vec<Mount> {
+        let mut mounts = Vec::new();
+        if let Some(items) = self.array(value, path, "an array of tables") {
+            for (i, item) in items.iter().enumerate() {
+                if let Some(mount) = self.mount(item, &format!("{path}[{i}]")) {
+                    mounts.push(mount);
+                }
+            }
+        }
+        mounts
     }
 
     fn plugin_source(&mut self, value: &Value, key: &str) -> Option<PluginSource> {
@@ -791,6 +942,13 @@ fn is_plugin_name(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-')
 }
 
+/// `^[A-Za-z0-9_.-]{1,128}$`, the MCP tool name pattern.
+fn is_tool_name(s: &str) -> bool {
+    (1..=128).contains(&s.len())
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
 /// `^[a-z][a-z0-9-]{0,31}$`
 fn is_category(s: &str) -> bool {
     let mut chars = s.chars();
@@ -885,6 +1043,7 @@ mod tests {
         assert_eq!(plain.tools, None);
         assert!(plain.config.is_empty());
         assert_eq!(plain.limits, top);
+        assert!(plain.tools_overrides.is_empty());
 
         let tuned = &config.plugins[1];
         assert_eq!(tuned.env, ["HOME", "_X1"]);
@@ -896,6 +1055,126 @@ mod tests {
                 memory_mb: 4096,
                 max_output_bytes: 10
             }
+        );
+    }
+
+    #[test]
+    fn tool_overrides_layer_over_the_plugin() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("out")).unwrap();
+        let text = r#"
+            [limits]
+            timeout_ms = 1000
+
+            [[plugin]]
+            name = "fs"
+            path = "builtin:fs"
+            mounts = [{ host = ".", mode = "ro" }]
+            limits = { memory_mb = 128 }
+
+            [[plugin.tool]]
+            name = "write_file"
+            mounts = [{ host = "./out", mode = "rw" }]
+            limits = { max_output_bytes = 10 }
+
+            [[plugin.tool]]
+            name = "slow.search"
+            limits = { timeout_ms = 9000, memory_mb = 512 }
+
+            [[plugin.tool]]
+            name = "Isolated-1"
+            mounts = []
+        "#;
+        let config = parse_in(dir.path(), text).unwrap();
+        let fs = &config.plugins[0];
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let out = root.join("out");
+        let plugin_mounts = [Mount {
+            host: root,
+            writable: false,
+        }];
+        let plugin_limits = Limits {
+            timeout_ms: 1000,
+            memory_mb: 128,
+            max_output_bytes: 1_048_576,
+        };
+        assert_eq!(fs.mounts, plugin_mounts);
+        assert_eq!(fs.limits, plugin_limits);
+        let names: Vec<&str> = fs.tools_overrides.keys().map(String::as_str).collect();
+        assert_eq!(names, ["Isolated-1", "slow.search", "write_file"]);
+
+        // Mounts replaced; limits: server timeout, plugin memory, tool output.
+        let write_mounts = [Mount {
+            host: out,
+            writable: true,
+        }];
+        let write_limits = Limits {
+            max_output_bytes: 10,
+            ..plugin_limits
+        };
+        assert_eq!(
+            fs.tools_overrides["write_file"],
+            ToolOverride {
+                mounts: Some(write_mounts.to_vec()),
+                limits: write_limits,
+            }
+        );
+        assert_eq!(fs.mounts_for("write_file"), write_mounts);
+        assert_eq!(fs.limits_for("write_file"), write_limits);
+
+        // No `mounts`: the plugin's; the tool's limits win over both levels above.
+        assert_eq!(fs.tools_overrides["slow.search"].mounts, None);
+        assert_eq!(fs.mounts_for("slow.search"), plugin_mounts);
+        assert_eq!(
+            fs.limits_for("slow.search"),
+            Limits {
+                timeout_ms: 9000,
+                memory_mb: 512,
+                max_output_bytes: 1_048_576,
+            }
+        );
+
+        // `mounts = []` replaces the plugin's mounts with none; no `limits`: the plugin's.
+        assert_eq!(fs.mounts_for("Isolated-1"), []);
+        assert_eq!(fs.limits_for("Isolated-1"), plugin_limits);
+
+        // A tool without an override, and names are case-sensitive.
+        assert_eq!(fs.mounts_for("read_file"), plugin_mounts);
+        assert_eq!(fs.limits_for("read_file"), plugin_limits);
+        assert_eq!(fs.mounts_for("WRITE_FILE"), plugin_mounts);
+    }
+
+    #[test]
+    fn inline_tool_array_is_the_same_as_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let tables = r#"
+            [[plugin]]
+            name = "fs"
+            path = "builtin:fs"
+
+            [[plugin.tool]]
+            name = "a"
+            mounts = [{ host = ".", mode = "rw" }]
+
+            [[plugin.tool]]
+            name = "b"
+            limits = { timeout_ms = 5 }
+        "#;
+        let inline = r#"
+            [[plugin]]
+            name = "fs"
+            path = "builtin:fs"
+            tool = [
+                { name = "a", mounts = [{ host = ".", mode = "rw" }] },
+                { name = "b", limits = { timeout_ms = 5 } },
+            ]
+        "#;
+        let from_tables = parse_in(dir.path(), tables).unwrap();
+        let from_inline = parse_in(dir.path(), inline).unwrap();
+        assert_eq!(from_tables.plugins[0].tools_overrides.len(), 2);
+        assert_eq!(
+            from_tables.plugins[0].tools_overrides,
+            from_inline.plugins[0].tools_overrides
         );
     }
 
@@ -1021,6 +1300,7 @@ mod tests {
             );
             assert_eq!(plugin.limits, Limits::default());
             assert_eq!(plugin.tools, None);
+            assert!(plugin.tools_overrides.is_empty());
         }
     }
 
@@ -1052,6 +1332,14 @@ mod tests {
         assert!(!is_env_name("2X"));
         assert!(!is_env_name("A-B"));
         assert!(!is_env_name(""));
+        assert!(is_tool_name("read_file"));
+        assert!(is_tool_name("Git.log-2"));
+        assert!(is_tool_name(&"a".repeat(128)));
+        assert!(!is_tool_name(&"a".repeat(129)));
+        assert!(!is_tool_name(""));
+        assert!(!is_tool_name("read file"));
+        assert!(!is_tool_name("ns/tool"));
+        assert!(!is_tool_name("café"));
     }
 
     #[test]
@@ -1072,6 +1360,18 @@ mod tests {
             ),
         };
         assert!(!config.plugins.is_empty());
+        let overridden: Vec<(&str, Vec<&str>)> = config
+            .plugins
+            .iter()
+            .map(|p| {
+                let tools = p.tools_overrides.keys().map(String::as_str).collect();
+                (p.name.as_str(), tools)
+            })
+            .collect();
+        assert_eq!(
+            overridden,
+            [("fs", vec!["list_dir"]), ("fs-minimal", vec!["read_file"])]
+        );
     }
 
     /// Each `tests/config/invalid/<case>.toml` must produce exactly the errors in `<case>.err`.

@@ -209,8 +209,7 @@ fn tools(common: &Common) -> Result<ExitCode> {
         ]
         .join(",");
         let mounts = route
-            .plugin
-            .grants()
+            .spec
             .mounts
             .iter()
             .map(|mount| {

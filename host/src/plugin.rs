@@ -22,9 +22,9 @@ use wasmtime::component::{Linker, ResourceTable};
 use wasmtime::{ResourceLimiter, Store, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use crate::config::Limits;
+use crate::config::{Limits, Mount, ToolOverride};
 use crate::engine::Engine;
-use crate::sandbox::Grants;
+use crate::sandbox::{self, Grants};
 
 mod bindings {
     wasmtime::component::bindgen!({
@@ -123,6 +123,10 @@ pub struct ToolSpec {
     pub read_only: bool,
     /// The MCP description of the tool, for `tools/list`.
     pub mcp: Tool,
+    /// The directories this tool sees: its override, or its plugin's.
+    pub mounts: Vec<Mount>,
+    /// Its limits: server, then plugin, then tool.
+    pub limits: Limits,
     validator: jsonschema::Validator,
 }
 
@@ -181,6 +185,8 @@ pub struct PluginSetup {
     pub config: BTreeMap<String, String>,
     /// Time, memory and output limits.
     pub limits: Limits,
+    /// Per-tool mounts and limits, by tool name.
+    pub overrides: BTreeMap<String, ToolOverride>,
 }
 
 impl Plugin {
@@ -214,8 +220,7 @@ impl Plugin {
         };
         let descriptors = plugin
             .run(
-                "list-tools",
-                true,
+                &ToolScope::listing(plugin.limits),
                 &CallContext::default(),
                 |bindings, store| bindings.toolcell_plugin_tools().call_list_tools(store),
             )
@@ -224,7 +229,14 @@ impl Plugin {
         let mut tools = Vec::with_capacity(descriptors.len());
         for descriptor in descriptors {
             let tool_name = descriptor.name.clone();
-            let spec = tool_spec(descriptor).with_context(|| {
+            let (mounts, limits) = match setup.overrides.get(&tool_name) {
+                Some(o) => (
+                    o.mounts.clone().unwrap_or_else(|| plugin.grants.mounts.clone()),
+                    o.limits,
+                ),
+                None => (plugin.grants.mounts.clone(), plugin.limits),
+            };
+            let spec = tool_spec(descriptor, mounts, limits).with_context(|| {
                 format!("plugin `{}` has an invalid tool `{tool_name}`", plugin.name)
             })?;
             if tools.iter().any(|t: &Arc<ToolSpec>| t.name == spec.name) {
@@ -265,12 +277,19 @@ impl Plugin {
             tool: tool.name.clone(),
             arguments,
         };
-        let result = self.run(&tool.name, tool.read_only, cx, |bindings, store| {
+        let scope = ToolScope {
+            name: &tool.name,
+            mounts: &tool.mounts,
+            env: &self.grants.env,
+            read_only: tool.read_only,
+            limits: tool.limits,
+        };
+        let result = self.run(&scope, cx, |bindings, store| {
             bindings
                 .toolcell_plugin_tools()
                 .call_call_tool(store, &call)
         })?;
-        to_mcp(result, self.limits.max_output_bytes).map_err(|reason| CallError::InvalidResult {
+        to_mcp(result, tool.limits.max_output_bytes).map_err(|reason| CallError::InvalidResult {
             tool: tool.name.clone(),
             reason,
         })
@@ -279,19 +298,24 @@ impl Plugin {
     /// Instantiates the component in a fresh store and runs `f` on it.
     fn run<R>(
         &self,
-        what: &str,
-        read_only: bool,
+        scope: &ToolScope<'_>,
         cx: &CallContext,
         f: impl FnOnce(&bindings::Plugin, &mut Store<CallState>) -> wasmtime::Result<R>,
     ) -> Result<R, CallError> {
-        let wasi = self
-            .grants
-            .wasi_ctx(&self.name, read_only, GUEST_OUTPUT_LOG_CAP)
-            .map_err(|error| CallError::Setup {
+        let what = scope.name;
+        let limits = scope.limits;
+        let wasi = sandbox::wasi_ctx(
+            &self.name,
+            scope.mounts,
+            scope.env,
+            scope.read_only,
+            GUEST_OUTPUT_LOG_CAP,
+        )
+        .map_err(|error| CallError::Setup {
                 tool: what.to_string(),
                 reason: format!("{error:#}"),
             })?;
-        let memory_bytes = usize::try_from(self.limits.memory_mb.saturating_mul(1024 * 1024))
+        let memory_bytes = usize::try_from(limits.memory_mb.saturating_mul(1024 * 1024))
             .unwrap_or(usize::MAX);
         let state = CallState {
             wasi,
@@ -309,7 +333,7 @@ impl Plugin {
         };
         let mut store = Store::new(self.engine.wasmtime(), state);
         store.limiter(|state| &mut state.limiter);
-        let timeout = Duration::from_millis(self.limits.timeout_ms);
+        let timeout = Duration::from_millis(limits.timeout_ms);
         let deadline = Instant::now() + timeout;
         let cancelled = cx.cancelled.clone();
         store.set_epoch_deadline(1);
@@ -333,7 +357,7 @@ impl Plugin {
                 return match interrupt {
                     Interrupt::Timeout => CallError::Timeout {
                         tool,
-                        ms: self.limits.timeout_ms,
+                        ms: limits.timeout_ms,
                     },
                     Interrupt::Cancelled => CallError::Cancelled { tool },
                 };
@@ -341,7 +365,7 @@ impl Plugin {
             if store.data().limiter.hit {
                 return CallError::OutOfMemory {
                     tool,
-                    mb: self.limits.memory_mb,
+                    mb: limits.memory_mb,
                 };
             }
             tracing::warn!(plugin = &*self.name, tool = %tool, "plugin trapped: {error:?}");
@@ -355,6 +379,28 @@ impl Plugin {
             };
             CallError::Trap { tool, reason }
         })
+    }
+}
+
+/// What one run of the component may reach.
+struct ToolScope<'a> {
+    name: &'a str,
+    mounts: &'a [Mount],
+    env: &'a [(String, String)],
+    read_only: bool,
+    limits: Limits,
+}
+
+impl ToolScope<'static> {
+    /// Listing tools needs nothing: no mounts, no environment.
+    fn listing(limits: Limits) -> ToolScope<'static> {
+        ToolScope {
+            name: "list-tools",
+            mounts: &[],
+            env: &[],
+            read_only: true,
+            limits,
+        }
     }
 }
 
@@ -510,7 +556,11 @@ fn schema_object(text: &str, what: &str) -> Result<JsonObject> {
     Ok(object)
 }
 
-fn tool_spec(descriptor: wit_types::ToolDescriptor) -> Result<ToolSpec> {
+fn tool_spec(
+    descriptor: wit_types::ToolDescriptor,
+    mounts: Vec<Mount>,
+    limits: Limits,
+) -> Result<ToolSpec> {
     if !valid_tool_name(&descriptor.name) {
         bail!("names are 1-128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`");
     }
@@ -542,6 +592,8 @@ fn tool_spec(descriptor: wit_types::ToolDescriptor) -> Result<ToolSpec> {
         category,
         read_only: a.read_only,
         mcp,
+        mounts,
+        limits,
         validator,
     })
 }

@@ -1,8 +1,8 @@
 //! The WASI context of one call, built from a plugin's grants.
 //!
 //! [`Grants`] is what `plugins.toml` gives a plugin: mounts, environment
-//! variables (their values read once, at load time). [`Grants::wasi_ctx`]
-//! turns them into a fresh `WasiCtx` for one call: each mount is a preopen
+//! variables (their values read once, at load time). [`wasi_ctx`] turns a
+//! tool's share of them into a fresh `WasiCtx` for one call: each mount is a preopen
 //! at the same guest path as its canonical host path, read-only unless the
 //! mount is `rw` and the tool is not read-only; nothing else is reachable
 //! (wasmtime-wasi denies sockets and name lookups by default, stdin is
@@ -32,45 +32,45 @@ pub struct Grants {
     pub env: Vec<(String, String)>,
 }
 
-impl Grants {
-    /// The WASI context for one call of a tool.
-    ///
-    /// `read_only` mounts every directory read-only, whatever was granted:
-    /// it is set for tools whose descriptor says read-only. `stdout_cap` is
-    /// how many bytes of guest output are logged before the rest is dropped.
-    pub fn wasi_ctx(
-        &self,
-        plugin: &Arc<str>,
-        read_only: bool,
-        stdout_cap: usize,
-    ) -> Result<WasiCtx> {
-        let mut builder = WasiCtxBuilder::new();
-        // Calls already run on blocking threads; letting WASI block there
-        // avoids a round trip through the async runtime per file operation.
-        builder.allow_blocking_current_thread(true);
-        for mount in &self.mounts {
-            let guest = mount
-                .host
-                .to_str()
-                .with_context(|| format!("mount {} is not valid UTF-8", mount.host.display()))?;
-            let perms = if mount.writable && !read_only {
-                FsPerms::ReadWrite
-            } else {
-                FsPerms::ReadOnly
-            };
-            builder
-                .preopened_dir(&mount.host, guest, perms)
-                .map_err(anyhow::Error::from)
-                .with_context(|| format!("cannot open mount {}", mount.host.display()))?;
-        }
-        for (key, value) in &self.env {
-            builder.env(key, value);
-        }
-        let output = OutputBudget::new(stdout_cap);
-        builder.stdout(LogStream::new(plugin.clone(), "stdout", output.clone()));
-        builder.stderr(LogStream::new(plugin.clone(), "stderr", output));
-        Ok(builder.build())
+/// The WASI context for one call.
+///
+/// `mounts` are the tool's mounts (its override, or its plugin's);
+/// `read_only` mounts every one read-only, whatever was granted: it is set
+/// for tools whose descriptor says read-only. `stdout_cap` is how many bytes
+/// of guest output are logged before the rest is dropped.
+pub fn wasi_ctx(
+    plugin: &Arc<str>,
+    mounts: &[Mount],
+    env: &[(String, String)],
+    read_only: bool,
+    stdout_cap: usize,
+) -> Result<WasiCtx> {
+    let mut builder = WasiCtxBuilder::new();
+    // Calls already run on blocking threads; letting WASI block there
+    // avoids a round trip through the async runtime per file operation.
+    builder.allow_blocking_current_thread(true);
+    for mount in mounts {
+        let guest = mount
+            .host
+            .to_str()
+            .with_context(|| format!("mount {} is not valid UTF-8", mount.host.display()))?;
+        let perms = if mount.writable && !read_only {
+            FsPerms::ReadWrite
+        } else {
+            FsPerms::ReadOnly
+        };
+        builder
+            .preopened_dir(&mount.host, guest, perms)
+            .map_err(anyhow::Error::from)
+            .with_context(|| format!("cannot open mount {}", mount.host.display()))?;
     }
+    for (key, value) in env {
+        builder.env(key, value);
+    }
+    let output = OutputBudget::new(stdout_cap);
+    builder.stdout(LogStream::new(plugin.clone(), "stdout", output.clone()));
+    builder.stderr(LogStream::new(plugin.clone(), "stderr", output));
+    Ok(builder.build())
 }
 
 /// How many bytes of stdout and stderr together one call may still log.

@@ -9,29 +9,43 @@
 //! answering a line that is not JSON with a parse error (-32700) instead of
 //! dropping it, and ends when stdin closes.
 
+// MCP logging (`logging/setLevel`, `notifications/message`) is part of the
+// 2025-11-25 revision this server implements; rmcp marks it deprecated
+// because a later revision drops it.
+#![allow(deprecated)]
+
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use anyhow::Result;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig, Tool,
+    ListToolsResult, LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, ServerConfig, SetLevelRequestParams, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, mpsc};
+use tokio_util::sync::CancellationToken;
 
-use crate::plugin::{CallContext, CallObserver};
+use crate::plugin::{CallContext, CallObserver, LogLevel};
 use crate::toolbox::Toolbox;
 
 /// The MCP server over a loaded [`Toolbox`].
+///
+/// One `Server` serves one MCP session: the log level the client sets with
+/// `logging/setLevel` is per session.
 #[derive(Clone)]
 pub struct Server {
     toolbox: Arc<Toolbox>,
     calls: Arc<Semaphore>,
+    /// The lowest level sent as `notifications/message` (a [`rank`]); 0
+    /// means the client has not asked for log messages.
+    log_level: Arc<AtomicU8>,
+    /// Fired when the session ends.
+    closed: CancellationToken,
 }
 
 impl Server {
@@ -40,7 +54,15 @@ impl Server {
         Server {
             toolbox,
             calls: Arc::new(Semaphore::new(max_concurrent_calls.max(1))),
+            log_level: Arc::new(AtomicU8::new(0)),
+            closed: CancellationToken::new(),
         }
+    }
+
+    /// Marks the session as ended: requests held back (cancelled calls,
+    /// which get no response) are released.
+    pub fn close(&self) {
+        self.closed.cancel();
     }
 
     /// Runs one call: validation, sandbox, result. Used by `tools/call` and
@@ -84,23 +106,66 @@ fn error_result(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
 }
 
-/// Forwards a call's progress reports as `notifications/progress`.
-struct ProgressForwarder {
-    tx: mpsc::UnboundedSender<(f64, Option<f64>, Option<String>)>,
+/// What a running call reports, on its way to the client.
+enum Report {
+    Progress(f64, Option<f64>, Option<String>),
+    Log(LogLevel, String),
 }
 
-impl CallObserver for ProgressForwarder {
+/// Queues a call's reports for the task that sends them as notifications.
+struct Reporter {
+    tx: mpsc::UnboundedSender<Report>,
+    wants_progress: bool,
+    log_level: Arc<AtomicU8>,
+}
+
+impl CallObserver for Reporter {
     fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
-        // The receiver is gone only once the call has finished.
-        let _ = self.tx.send((progress, total, message));
+        if self.wants_progress {
+            // The receiver is gone only once the call has finished.
+            let _ = self.tx.send(Report::Progress(progress, total, message));
+        }
     }
 
-    fn log(&self, _level: crate::plugin::LogLevel, _message: &str) {}
+    fn log(&self, level: LogLevel, message: &str) {
+        let wanted = self.log_level.load(Ordering::Relaxed);
+        if wanted != 0 && rank(mcp_level(level)) >= wanted {
+            let _ = self.tx.send(Report::Log(level, message.to_string()));
+        }
+    }
+}
+
+fn mcp_level(level: LogLevel) -> LoggingLevel {
+    match level {
+        LogLevel::Trace | LogLevel::Debug => LoggingLevel::Debug,
+        LogLevel::Info => LoggingLevel::Info,
+        LogLevel::Warning => LoggingLevel::Warning,
+        LogLevel::Error => LoggingLevel::Error,
+    }
+}
+
+/// MCP log levels in increasing severity, from 1.
+fn rank(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 1,
+        LoggingLevel::Info => 2,
+        LoggingLevel::Notice => 3,
+        LoggingLevel::Warning => 4,
+        LoggingLevel::Error => 5,
+        LoggingLevel::Critical => 6,
+        LoggingLevel::Alert => 7,
+        LoggingLevel::Emergency => 8,
+    }
 }
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build(),
+        )
             .with_server_info(
                 Implementation::new("toolcell", env!("CARGO_PKG_VERSION")).with_title("Toolcell"),
             )
@@ -129,12 +194,21 @@ impl ServerHandler for Server {
         self.toolbox.get(name).map(|route| route.spec.mcp.clone())
     }
 
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level.store(rank(request.level), Ordering::Relaxed);
+        Ok(())
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let call = CallContext::default();
+        let mut call = CallContext::default();
 
         let cancelled = call.cancelled.clone();
         let ct = cx.ct.clone();
@@ -143,30 +217,50 @@ impl ServerHandler for Server {
             cancelled.store(true, Ordering::Relaxed);
         });
 
-        let mut call = call;
-        let mut forwarder = None;
-        if let Some(token) = cx.meta.get_progress_token() {
-            let (tx, mut rx) = mpsc::unbounded_channel();
-            call.observer = Some(Arc::new(ProgressForwarder { tx }));
-            let peer = cx.peer.clone();
-            forwarder = Some(tokio::spawn(async move {
-                while let Some((progress, total, message)) = rx.recv().await {
-                    let mut param = ProgressNotificationParam::new(token.clone(), progress);
-                    param.total = total;
-                    param.message = message;
-                    if let Err(error) = peer.notify_progress(param).await {
-                        tracing::debug!("cannot send progress: {error}");
+        let progress_token = cx.meta.get_progress_token();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        call.observer = Some(Arc::new(Reporter {
+            tx,
+            wants_progress: progress_token.is_some(),
+            log_level: self.log_level.clone(),
+        }));
+        let peer = cx.peer.clone();
+        let tool = request.name.to_string();
+        let sender = tokio::spawn(async move {
+            while let Some(report) = rx.recv().await {
+                let sent = match report {
+                    Report::Progress(progress, total, message) => {
+                        let Some(token) = &progress_token else { continue };
+                        let mut param = ProgressNotificationParam::new(token.clone(), progress);
+                        param.total = total;
+                        param.message = message;
+                        peer.notify_progress(param).await
                     }
+                    Report::Log(level, message) => {
+                        let mut param = LoggingMessageNotificationParam::new(
+                            mcp_level(level),
+                            serde_json::json!({ "tool": tool, "message": message }),
+                        );
+                        param.logger = Some("toolcell".to_string());
+                        peer.notify_logging_message(param).await
+                    }
+                };
+                if let Err(error) = sent {
+                    tracing::debug!("cannot send a notification: {error}");
                 }
-            }));
-        }
+            }
+        });
 
         let result = self.call(&request.name, request.arguments, call).await;
         watcher.abort();
-        if let Some(forwarder) = forwarder {
-            // Every sender is gone with the call: let queued reports go out
-            // before the response.
-            let _ = forwarder.await;
+        // The reporter went with the call: queued notifications go out
+        // before the response.
+        let _ = sender.await;
+        if cx.ct.is_cancelled() {
+            // MCP: a cancelled request gets no response. Hold this one until
+            // the session ends; rmcp would otherwise send it.
+            tracing::debug!(tool = %request.name, "call cancelled; no response sent");
+            self.closed.cancelled().await;
         }
         result.map(CallToolResponse::from)
     }
@@ -261,9 +355,10 @@ pub async fn serve_stdio(server: Server) -> Result<()> {
         }
     });
 
-    let running = server.serve((rmcp_in, rmcp_out)).await?;
+    let running = server.clone().serve((rmcp_in, rmcp_out)).await?;
     let reason = running.waiting().await;
     tracing::debug!("MCP session ended: {reason:?}");
+    server.close();
     reader.abort();
     let _ = writer.await;
     Ok(())

@@ -104,6 +104,14 @@ impl Toolbox {
     }
 
     fn add(&mut self, config: &Config, plugin_config: &PluginConfig, plugin: Arc<Plugin>) {
+        for name in plugin_config.tools_overrides.keys() {
+            if !plugin.tools().iter().any(|spec| &spec.name == name) {
+                self.warnings.push(format!(
+                    "plugin `{}` has a [[plugin.tool]] entry for `{name}`, but offers no such tool",
+                    plugin_config.name
+                ));
+            }
+        }
         if let Some(allowed) = &plugin_config.tools {
             for name in allowed {
                 if !plugin.tools().iter().any(|spec| &spec.name == name) {
@@ -203,6 +211,7 @@ fn load_plugin(engine: &Arc<Engine>, config: &PluginConfig) -> Result<Plugin> {
             },
             config: config.config.clone(),
             limits: config.limits,
+            overrides: config.tools_overrides.clone(),
         },
     )?;
     tracing::debug!(

@@ -1,0 +1,119 @@
+//! A test-only plugin whose tools misbehave: each one is something a buggy
+//! or hostile third-party plugin could do, and the host must turn it into a
+//! bounded, readable outcome while the server keeps serving.
+
+use toolcell_sdk::schemars::JsonSchema;
+use toolcell_sdk::serde::Deserialize;
+use toolcell_sdk::{Category, Error, Output, Tool, host};
+
+/// No arguments.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde", deny_unknown_fields)]
+#[schemars(crate = "toolcell_sdk::schemars")]
+struct Nothing {}
+
+/// A size or count.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde", deny_unknown_fields)]
+#[schemars(crate = "toolcell_sdk::schemars")]
+struct Count {
+    /// How many (bytes, lines, steps: see the tool).
+    n: u64,
+}
+
+/// A name.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde", deny_unknown_fields)]
+#[schemars(crate = "toolcell_sdk::schemars")]
+struct Name {
+    /// The name.
+    name: String,
+}
+
+fn tool<A, F>(name: &str, handler: F) -> Tool
+where
+    A: toolcell_sdk::serde::de::DeserializeOwned + JsonSchema,
+    F: FnOnce(A) -> Result<Output, Error> + 'static,
+{
+    Tool::new(name, handler)
+        .category(Category::Read)
+        .read_only()
+        .open_world(false)
+}
+
+fn tools() -> Vec<Tool> {
+    vec![
+        tool("ok", |_: Nothing| Ok(Output::text("ok"))),
+        tool("spin", |_: Nothing| {
+            let mut x: u64 = 0;
+            loop {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+        }),
+        tool("allocate", |_: Nothing| {
+            let mut hoard: Vec<Vec<u8>> = Vec::new();
+            loop {
+                hoard.push(vec![1; 1 << 20]);
+                std::hint::black_box(&hoard);
+            }
+        }),
+        tool("recurse", |args: Count| {
+            Ok(Output::text(format!("{}", recurse(args.n))))
+        }),
+        tool("panic", |_: Nothing| -> Result<Output, Error> {
+            panic!("the hostile plugin panicked on purpose")
+        }),
+        tool("print", |args: Count| {
+            // `n` bytes to stdout, in lines of 100.
+            let line = "x".repeat(99);
+            for _ in 0..args.n / 100 {
+                println!("{line}");
+            }
+            Ok(Output::text("printed"))
+        }),
+        tool("big_output", |args: Count| {
+            Ok(Output::text("y".repeat(args.n as usize)))
+        }),
+        tool("progress", |args: Count| {
+            // Reports progress `n` times, 1 ms apart, without ever checking
+            // for cancellation: the host has to stop it.
+            for step in 1..=args.n {
+                host::progress(step as f64, Some(args.n as f64), Some("working"));
+                host::log(host::LogLevel::Info, &format!("step {step}"));
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            Ok(Output::text(format!("done {}", args.n)))
+        }),
+        tool("env", |args: Name| match std::env::var(&args.name) {
+            Ok(value) => Ok(Output::text(value)),
+            Err(_) => Err(Error::new(format!("`{}` is not set", args.name))),
+        }),
+        tool("env_all", |_: Nothing| {
+            let names: Vec<String> = std::env::vars().map(|(k, _)| k).collect();
+            Ok(Output::text(names.join("\n")))
+        }),
+        tool("socket", |args: Name| {
+            match std::net::TcpStream::connect(args.name.as_str()) {
+                Ok(_) => Ok(Output::text("connected")),
+                Err(e) => Err(Error::new(format!("connect failed: {e}"))),
+            }
+        }),
+        tool("log", |args: Name| {
+            host::log(host::LogLevel::Warning, &args.name);
+            host::log(host::LogLevel::Debug, "a debug line");
+            Ok(Output::text("logged"))
+        }),
+    ]
+}
+
+fn recurse(depth: u64) -> u64 {
+    if depth == 0 {
+        return 0;
+    }
+    // The array keeps each frame large and stops the optimiser from turning
+    // the recursion into a loop.
+    let frame = std::hint::black_box([depth; 64]);
+    1 + recurse(depth - 1) + frame[(depth % 64) as usize] % 2
+}
+
+toolcell_sdk::export_plugin!(tools);

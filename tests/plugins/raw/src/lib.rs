@@ -1,0 +1,77 @@
+//! A test-only plugin built on the raw WIT bindings rather than the SDK, so
+//! it can break the contract in ways the SDK prevents: invalid UTF-8 in a
+//! string, structured content that is not JSON, a bad descriptor, and a
+//! `list-tools` that traps (when its config says `trap_in_list = "yes"`).
+#![allow(unsafe_code)] // invalid UTF-8 can only be made unsafely
+#![allow(missing_docs)] // the generated bindings are not documented
+
+wit_bindgen::generate!({
+    path: "../../../wit",
+    world: "toolcell:plugin/plugin@0.1.0",
+    generate_all,
+});
+
+use exports::toolcell::plugin::tools::{Call, Guest, ToolDescriptor, ToolResult};
+use toolcell::plugin::host;
+use toolcell::plugin::types::{Annotations, Category, Content};
+
+struct Raw;
+
+fn descriptor(name: &str) -> ToolDescriptor {
+    ToolDescriptor {
+        name: name.to_string(),
+        title: name.to_string(),
+        description: format!("raw test tool {name}"),
+        input_schema: r#"{"type":"object"}"#.to_string(),
+        output_schema: None,
+        category: Category::Read,
+        annotations: Annotations {
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            open_world: false,
+        },
+    }
+}
+
+impl Guest for Raw {
+    fn list_tools() -> Vec<ToolDescriptor> {
+        if host::get_config("trap_in_list").as_deref() == Some("yes") {
+            panic!("list-tools trapped on purpose");
+        }
+        let mut tools: Vec<ToolDescriptor> = ["bad_utf8", "bad_json", "good"]
+            .into_iter()
+            .map(descriptor)
+            .collect();
+        if host::get_config("bad_descriptor").as_deref() == Some("yes") {
+            tools.push(descriptor("has spaces"));
+        }
+        tools
+    }
+
+    fn call_tool(call: Call) -> ToolResult {
+        match call.tool.as_str() {
+            "bad_utf8" => ToolResult {
+                // SAFETY: deliberately not UTF-8; the host must refuse it
+                // when it lifts the string, as a trap, not crash.
+                content: vec![Content::Text(unsafe {
+                    String::from_utf8_unchecked(vec![b'o', b'k', 0xff, 0xfe])
+                })],
+                structured_content: None,
+                is_error: false,
+            },
+            "bad_json" => ToolResult {
+                content: vec![Content::Text("see structured".to_string())],
+                structured_content: Some("{not json".to_string()),
+                is_error: false,
+            },
+            _ => ToolResult {
+                content: vec![Content::Text("good".to_string())],
+                structured_content: None,
+                is_error: false,
+            },
+        }
+    }
+}
+
+export!(Raw);
