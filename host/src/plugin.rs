@@ -231,7 +231,9 @@ impl Plugin {
             let tool_name = descriptor.name.clone();
             let (mounts, limits) = match setup.overrides.get(&tool_name) {
                 Some(o) => (
-                    o.mounts.clone().unwrap_or_else(|| plugin.grants.mounts.clone()),
+                    o.mounts
+                        .clone()
+                        .unwrap_or_else(|| plugin.grants.mounts.clone()),
                     o.limits,
                 ),
                 None => (plugin.grants.mounts.clone(), plugin.limits),
@@ -312,11 +314,11 @@ impl Plugin {
             GUEST_OUTPUT_LOG_CAP,
         )
         .map_err(|error| CallError::Setup {
-                tool: what.to_string(),
-                reason: format!("{error:#}"),
-            })?;
-        let memory_bytes = usize::try_from(limits.memory_mb.saturating_mul(1024 * 1024))
-            .unwrap_or(usize::MAX);
+            tool: what.to_string(),
+            reason: format!("{error:#}"),
+        })?;
+        let memory_bytes =
+            usize::try_from(limits.memory_mb.saturating_mul(1024 * 1024)).unwrap_or(usize::MAX);
         let state = CallState {
             wasi,
             table: ResourceTable::new(),

@@ -166,14 +166,14 @@ impl ServerHandler for Server {
                 .enable_logging()
                 .build(),
         )
-            .with_server_info(
-                Implementation::new("toolcell", env!("CARGO_PKG_VERSION")).with_title("Toolcell"),
-            )
-            .with_instructions(
-                "Tools run in sandboxes that can reach only the directories, environment \
+        .with_server_info(
+            Implementation::new("toolcell", env!("CARGO_PKG_VERSION")).with_title("Toolcell"),
+        )
+        .with_instructions(
+            "Tools run in sandboxes that can reach only the directories, environment \
                  variables and hosts this server's configuration grants. Paths are absolute, or \
                  relative to the first granted directory.",
-            )
+        )
     }
 
     async fn list_tools(
@@ -230,7 +230,9 @@ impl ServerHandler for Server {
             while let Some(report) = rx.recv().await {
                 let sent = match report {
                     Report::Progress(progress, total, message) => {
-                        let Some(token) = &progress_token else { continue };
+                        let Some(token) = &progress_token else {
+                            continue;
+                        };
                         let mut param = ProgressNotificationParam::new(token.clone(), progress);
                         param.total = total;
                         param.message = message;
@@ -355,7 +357,17 @@ pub async fn serve_stdio(server: Server) -> Result<()> {
         }
     });
 
-    let running = server.clone().serve((rmcp_in, rmcp_out)).await?;
+    let running = match server.clone().serve((rmcp_in, rmcp_out)).await {
+        Ok(running) => running,
+        // A client that goes away before the handshake is a normal end.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(during)) => {
+            tracing::info!("stdin closed before the session started ({during})");
+            reader.abort();
+            let _ = writer.await;
+            return Ok(());
+        }
+        Err(error) => return Err(error.into()),
+    };
     let reason = running.waiting().await;
     tracing::debug!("MCP session ended: {reason:?}");
     server.close();

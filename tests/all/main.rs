@@ -1,0 +1,13 @@
+//! Integration tests: they drive the real `toolcell` binary, over MCP and from the command line.
+//!
+//! One binary with one module per area (`support` is the harness). Test-only plugins live in
+//! `tests/plugins/` and are built for wasm32-wasip2 on first use.
+
+// A failing test should panic with a message; unwrapping is how it does so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod cli;
+mod fs;
+mod mcp;
+mod sandbox;
+mod support;
