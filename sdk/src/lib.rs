@@ -96,8 +96,8 @@ pub mod __private {
         });
     }
 
-    pub use bindings::exports::toolcell::plugin::tools::Guest;
     use bindings::exports::toolcell::plugin::tools as wit;
+    pub use bindings::exports::toolcell::plugin::tools::Guest;
     pub use wit::{Call, ToolDescriptor, ToolResult};
 
     use crate::{IntoWit, Tool};
