@@ -8,6 +8,7 @@
 
 mod cli;
 mod fs;
+mod limits;
 mod mcp;
 mod sandbox;
 mod support;

@@ -53,15 +53,43 @@ pub fn workspace_root() -> PathBuf {
     std::fs::canonicalize(root).expect("the workspace root exists")
 }
 
-/// The `probe` test plugin (`tests/plugins/probe`), built once per test process.
-pub fn probe_wasm() -> &'static Path {
-    static PROBE: OnceLock<PathBuf> = OnceLock::new();
-    PROBE.get_or_init(|| build_test_plugin("toolcell-test-probe"))
+/// The test plugins, built together the first time any is asked for.
+const TEST_PLUGINS: &[&str] = &[
+    "toolcell-test-probe",
+    "toolcell-test-hostile",
+    "toolcell-test-raw",
+];
+
+/// The `probe` test plugin (`tests/plugins/probe`).
+pub fn probe_wasm() -> PathBuf {
+    test_plugin("toolcell-test-probe")
 }
 
-/// Builds the test plugin `package` for wasm32-wasip2 in its own target directory, so that it
-/// neither waits on nor invalidates the build that runs these tests.
-fn build_test_plugin(package: &str) -> PathBuf {
+/// The `hostile` test plugin (`tests/plugins/hostile`).
+pub fn hostile_wasm() -> PathBuf {
+    test_plugin("toolcell-test-hostile")
+}
+
+/// The `raw` test plugin (`tests/plugins/raw`).
+pub fn raw_wasm() -> PathBuf {
+    test_plugin("toolcell-test-raw")
+}
+
+fn test_plugin(package: &str) -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    let dir = BUILT.get_or_init(build_test_plugins);
+    let wasm = dir.join(format!("{}.wasm", package.replace('-', "_")));
+    assert!(
+        wasm.is_file(),
+        "cargo built {package} but `{}` is missing",
+        wasm.display()
+    );
+    wasm
+}
+
+/// Builds the test plugins for wasm32-wasip2 in their own target directory, so that it neither
+/// waits on nor invalidates the build that runs these tests; returns where the `.wasm` files are.
+fn build_test_plugins() -> PathBuf {
     let root = workspace_root();
     let target_dir = root.join("target").join("test-plugins");
     let cargo = option_env!("CARGO").unwrap_or("cargo");
@@ -69,9 +97,11 @@ fn build_test_plugin(package: &str) -> PathBuf {
     command
         .current_dir(&root)
         .args(["build", "--release", "--target", "wasm32-wasip2"])
-        .args(["-p", package])
         .arg("--target-dir")
         .arg(&target_dir);
+    for package in TEST_PLUGINS {
+        command.args(["-p", package]);
+    }
     // The outer build's settings are for the host target, not for the plugin.
     for var in [
         "CARGO_TARGET_DIR",
@@ -84,24 +114,15 @@ fn build_test_plugin(package: &str) -> PathBuf {
     }
     let output = command
         .output()
-        .unwrap_or_else(|e| panic!("cannot run `{cargo}` to build {package}: {e}"));
+        .unwrap_or_else(|e| panic!("cannot run `{cargo}` to build the test plugins: {e}"));
     if !output.status.success() {
         panic!(
-            "building {package} for wasm32-wasip2 failed ({}):\n{}",
+            "building the test plugins for wasm32-wasip2 failed ({}):\n{}",
             output.status,
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    let wasm = target_dir
-        .join("wasm32-wasip2")
-        .join("release")
-        .join(format!("{}.wasm", package.replace('-', "_")));
-    assert!(
-        wasm.is_file(),
-        "cargo built {package} but `{}` is missing",
-        wasm.display()
-    );
-    wasm
+    target_dir.join("wasm32-wasip2").join("release")
 }
 
 /// Waits for `future`, failing the test after [`TIMEOUT`].

@@ -1,0 +1,433 @@
+//! A plugin cannot hurt the host or another plugin: time, memory and output limits, traps,
+//! invalid results, denied capabilities, cancellation, progress and logging.
+//!
+//! The `hostile` test plugin misbehaves on request; the `raw` one breaks the contract in ways
+//! the SDK prevents. Each test shows the bounded outcome and that a healthy call still works.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::{Fixture, RawServer, Server, cli, hostile_wasm, raw_wasm, within};
+
+/// A fixture with the hostile plugin (small limits) next to the builtin fs plugin.
+fn hostile_fixture(limits: &str) -> (Fixture, std::path::PathBuf) {
+    let fixture = Fixture::new();
+    fixture.write("data/hello.txt", "hello\n");
+    fixture.write(
+        "plugins/hostile.wasm",
+        std::fs::read(hostile_wasm()).expect("read hostile.wasm"),
+    );
+    let config = fixture.config(&format!(
+        r#"
+[limits]
+{limits}
+
+[[plugin]]
+name = "hostile"
+path = "plugins/hostile.wasm"
+
+[[plugin]]
+name = "fs"
+path = "builtin:fs"
+mounts = [{{ host = "data", mode = "ro" }}]
+"#
+    ));
+    (fixture, config)
+}
+
+/// The healthy call every test makes after the hostile one.
+async fn fs_still_works(server: &Server) {
+    let result = server.call("read_file", json!({"path": "hello.txt"})).await;
+    assert_eq!(result.ok_text(), "hello\n");
+}
+
+#[tokio::test]
+async fn a_spinning_call_times_out_and_does_not_block_other_calls() {
+    let (_fixture, config) = hostile_fixture("timeout_ms = 1500");
+    let server = Server::start(&config).await;
+
+    let spin = server.call("spin", json!({}));
+    tokio::pin!(spin);
+    // While the guest spins, other calls (to another plugin, and to the same one) are served:
+    // the spinning call is still pending when they return.
+    let healthy = async {
+        fs_still_works(&server).await;
+        server.call("ok", json!({})).await.ok_text()
+    };
+    tokio::select! {
+        biased;
+        text = healthy => assert_eq!(text, "ok"),
+        _ = &mut spin => panic!("the spinning call ended before a healthy call was served"),
+    }
+
+    let spun = within("the spinning call to time out", spin).await;
+    assert!(
+        spun.error_text().contains("timed out after 1500 ms"),
+        "{}",
+        spun.error_text()
+    );
+    assert_eq!(server.call("ok", json!({})).await.ok_text(), "ok");
+}
+
+#[tokio::test]
+async fn endless_allocation_hits_the_memory_limit() {
+    let (_fixture, config) = hostile_fixture("memory_mb = 32");
+    let server = Server::start(&config).await;
+    let result = server.call("allocate", json!({})).await;
+    let text = result.error_text();
+    assert!(text.contains("ran out of memory"), "{text}");
+    assert!(text.contains("32 MiB"), "{text}");
+    assert_eq!(server.call("ok", json!({})).await.ok_text(), "ok");
+    fs_still_works(&server).await;
+}
+
+#[tokio::test]
+async fn endless_recursion_traps() {
+    let (_fixture, config) = hostile_fixture("");
+    let server = Server::start(&config).await;
+    let result = server.call("recurse", json!({"n": 100_000_000})).await;
+    assert!(
+        result.error_text().contains("crashed"),
+        "{}",
+        result.error_text()
+    );
+    assert_eq!(server.call("ok", json!({})).await.ok_text(), "ok");
+}
+
+#[tokio::test]
+async fn a_panic_is_an_error_result_and_the_message_is_logged() {
+    let (_fixture, config) = hostile_fixture("");
+    let server = Server::start(&config).await;
+    let result = server.call("panic", json!({})).await;
+    assert!(
+        result.error_text().contains("panicked"),
+        "{}",
+        result.error_text()
+    );
+    server
+        .log()
+        .wait_for("the hostile plugin panicked on purpose")
+        .await;
+    assert_eq!(server.call("ok", json!({})).await.ok_text(), "ok");
+}
+
+#[tokio::test]
+async fn megabytes_of_guest_stdout_are_capped_in_the_log_and_never_reach_the_stream() {
+    let (_fixture, config) = hostile_fixture("");
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    // 4 MB to stdout; `recv` fails the test on any line that is not JSON-RPC.
+    let response = server.call(1, "print", json!({"n": 4_000_000})).await;
+    assert_eq!(response["result"]["content"][0]["text"], "printed");
+    let response = server
+        .call(2, "read_file", json!({"path": "hello.txt"}))
+        .await;
+    assert_eq!(response["result"]["content"][0]["text"], "hello\n");
+    let finished = server.finish().await;
+    assert!(finished.status.success());
+    assert!(
+        finished.log.contains("plugin output limit reached"),
+        "{}",
+        &finished.log[..finished.log.len().min(2000)]
+    );
+    // The cap is 256 KiB per call, about 2,600 of these lines; all 4 MB would be 40,000.
+    let line = "x".repeat(99);
+    let logged = finished.log.lines().filter(|l| l.contains(&line)).count();
+    assert!((1..3000).contains(&logged), "{logged} output lines logged");
+}
+
+#[tokio::test]
+async fn a_result_over_the_output_cap_is_refused() {
+    let (_fixture, config) = hostile_fixture("max_output_bytes = 1048576");
+    let server = Server::start(&config).await;
+    let result = server
+        .call("big_output", json!({"n": 100 * 1024 * 1024}))
+        .await;
+    let text = result.error_text();
+    assert!(text.contains("over the limit of 1048576 bytes"), "{text}");
+    assert!(text.len() < 1000);
+    let small = server.call("big_output", json!({"n": 10})).await;
+    assert_eq!(small.ok_text(), "y".repeat(10));
+}
+
+#[tokio::test]
+async fn environment_and_sockets_are_denied() {
+    let (_fixture, config) = hostile_fixture("");
+    let server = Server::start_with_env(&config, &[("TOOLCELL_SECRET", "hunter2")]).await;
+    let result = server.call("env", json!({"name": "TOOLCELL_SECRET"})).await;
+    assert!(result.error_text().contains("not set"));
+    let all = server.call("env_all", json!({})).await;
+    assert_eq!(all.ok_text(), "", "the guest sees no variables at all");
+
+    let socket = server.call("socket", json!({"name": "127.0.0.1:9"})).await;
+    assert!(
+        socket.error_text().contains("connect failed"),
+        "{}",
+        socket.error_text()
+    );
+    assert_eq!(server.call("ok", json!({})).await.ok_text(), "ok");
+}
+
+#[tokio::test]
+async fn contract_violations_are_error_results() {
+    let fixture = Fixture::new();
+    fixture.write(
+        "plugins/raw.wasm",
+        std::fs::read(raw_wasm()).expect("read raw.wasm"),
+    );
+    let config = fixture.config(
+        r#"
+[[plugin]]
+name = "raw"
+path = "plugins/raw.wasm"
+"#,
+    );
+    let server = Server::start(&config).await;
+    let utf8 = server.call("bad_utf8", json!({})).await;
+    assert!(utf8.error_text().contains("utf-8"), "{}", utf8.error_text());
+    let json = server.call("bad_json", json!({})).await;
+    assert!(
+        json.error_text()
+            .contains("structured content is not valid JSON"),
+        "{}",
+        json.error_text()
+    );
+    assert_eq!(server.call("good", json!({})).await.ok_text(), "good");
+}
+
+#[tokio::test]
+async fn a_plugin_whose_list_tools_traps_is_skipped() {
+    let (fixture, _) = hostile_fixture("");
+    fixture.write(
+        "plugins/raw.wasm",
+        std::fs::read(raw_wasm()).expect("read raw.wasm"),
+    );
+    let config = fixture.config(
+        r#"
+[[plugin]]
+name = "raw"
+path = "plugins/raw.wasm"
+config = { trap_in_list = "yes" }
+
+[[plugin]]
+name = "fs"
+path = "builtin:fs"
+mounts = [{ host = "data", mode = "ro" }]
+"#,
+    );
+    let server = Server::start(&config).await;
+    assert!(server.tool_names().await.contains(&"read_file".to_string()));
+    assert!(!server.tool_names().await.contains(&"good".to_string()));
+    fs_still_works(&server).await;
+    server
+        .log()
+        .wait_for("plugin `raw` failed to list its tools")
+        .await;
+
+    let check = cli(&["check", "--config", config.to_str().expect("utf-8 path")]).await;
+    assert_eq!(check.code(), 1);
+    assert!(
+        check.stderr.contains("plugin `raw` did not load"),
+        "{}",
+        check.stderr
+    );
+}
+
+#[tokio::test]
+async fn an_invalid_descriptor_fails_the_plugin_with_the_tool_named() {
+    let fixture = Fixture::new();
+    fixture.write(
+        "plugins/raw.wasm",
+        std::fs::read(raw_wasm()).expect("read raw.wasm"),
+    );
+    let config = fixture.config(
+        r#"
+[[plugin]]
+name = "raw"
+path = "plugins/raw.wasm"
+config = { bad_descriptor = "yes" }
+"#,
+    );
+    let check = cli(&["check", "--config", config.to_str().expect("utf-8 path")]).await;
+    assert_eq!(check.code(), 1);
+    assert!(
+        check.stderr.contains("invalid tool `has spaces`"),
+        "{}",
+        check.stderr
+    );
+}
+
+#[tokio::test]
+async fn per_tool_limits_override_the_plugin_limits() {
+    let (fixture, _) = hostile_fixture("");
+    let config = fixture.config(
+        r#"
+[limits]
+timeout_ms = 20000
+
+[[plugin]]
+name = "hostile"
+path = "plugins/hostile.wasm"
+
+[[plugin.tool]]
+name = "spin"
+limits = { timeout_ms = 300 }
+"#,
+    );
+    let server = Server::start(&config).await;
+    let result = server.call("spin", json!({})).await;
+    assert!(
+        result.error_text().contains("timed out after 300 ms"),
+        "{}",
+        result.error_text()
+    );
+}
+
+/// Progress notifications received for `token`, in order.
+fn progress_values(messages: &[Value], token: &str) -> Vec<f64> {
+    messages
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .filter(|m| m["params"]["progressToken"] == token)
+        .map(|m| {
+            m["params"]["progress"]
+                .as_f64()
+                .expect("progress is a number")
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn progress_reports_become_notifications_when_asked_for() {
+    let (_fixture, config) = hostile_fixture("");
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    let response = server
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "progress", "arguments": {"n": 5}, "_meta": {"progressToken": "p1"}}),
+        )
+        .await;
+    assert_eq!(response["result"]["content"][0]["text"], "done 5");
+    let values = progress_values(&server.received, "p1");
+    assert_eq!(values, vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+    let first = server
+        .received
+        .iter()
+        .find(|m| m["method"] == "notifications/progress")
+        .expect("a progress notification");
+    assert_eq!(first["params"]["total"], 5.0);
+    assert_eq!(first["params"]["message"], "working");
+
+    // Without a token, no progress notifications.
+    server.received.clear();
+    let response = server.call(2, "progress", json!({"n": 3})).await;
+    assert_eq!(response["result"]["content"][0]["text"], "done 3");
+    assert!(
+        server
+            .received
+            .iter()
+            .all(|m| m["method"] != "notifications/progress"),
+        "{:?}",
+        server.received
+    );
+    server.finish().await;
+}
+
+#[tokio::test]
+async fn cancelling_a_call_stops_the_guest_and_sends_no_response() {
+    let (_fixture, config) = hostile_fixture("");
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    // 100,000 steps of 1 ms: far longer than the test.
+    server
+        .send(json!({
+            "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "progress", "arguments": {"n": 100000}, "_meta": {"progressToken": "c"}},
+        }))
+        .await;
+    // Wait until it is running.
+    loop {
+        let message = server.recv().await.expect("the stream is open");
+        let is_progress = message["method"] == "notifications/progress";
+        server.received.push(message);
+        if is_progress {
+            break;
+        }
+    }
+    server
+        .send(json!({
+            "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 7, "reason": "test"},
+        }))
+        .await;
+    // Notifications already in flight may still arrive before this ping's answer; none may
+    // arrive after it once the guest has had time to stop.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.request(100, "ping", json!({})).await;
+    server.received.clear();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    server.request(101, "ping", json!({})).await;
+    let late = progress_values(&server.received, "c");
+    assert!(late.is_empty(), "progress after cancellation: {late:?}");
+
+    // The server is still healthy, and the cancelled request never got a response.
+    let response = server
+        .call(8, "read_file", json!({"path": "hello.txt"}))
+        .await;
+    assert_eq!(response["result"]["content"][0]["text"], "hello\n");
+    let finished = server.finish().await;
+    assert!(finished.status.success());
+    for line in finished.stdout_lines {
+        let message: Value = serde_json::from_str(&line).expect("json");
+        assert_ne!(
+            message.get("id"),
+            Some(&json!(7)),
+            "a response to the cancelled call: {line}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn plugin_logs_become_notifications_at_the_level_the_client_set() {
+    let (_fixture, config) = hostile_fixture("");
+    let mut server = RawServer::spawn(&config, &[]);
+    let init = server.initialize().await;
+    assert!(init["capabilities"]["logging"].is_object(), "{init}");
+
+    // Before logging/setLevel: nothing is sent.
+    server.call(1, "log", json!({"name": "before"})).await;
+    assert!(
+        server
+            .received
+            .iter()
+            .all(|m| m["method"] != "notifications/message"),
+        "{:?}",
+        server.received
+    );
+
+    let set = server
+        .request(2, "logging/setLevel", json!({"level": "warning"}))
+        .await;
+    assert!(set.get("result").is_some(), "{set}");
+    server.received.clear();
+    server.call(3, "log", json!({"name": "careful now"})).await;
+    let messages: Vec<&Value> = server
+        .received
+        .iter()
+        .filter(|m| m["method"] == "notifications/message")
+        .collect();
+    assert_eq!(
+        messages.len(),
+        1,
+        "only the warning, not the debug line: {messages:?}"
+    );
+    assert_eq!(messages[0]["params"]["level"], "warning");
+    assert_eq!(messages[0]["params"]["data"]["message"], "careful now");
+    assert_eq!(messages[0]["params"]["data"]["tool"], "log");
+    let finished = server.finish().await;
+    // Every log call is also a tracing event on stderr.
+    assert!(finished.log.contains("careful now"));
+}
