@@ -1,12 +1,15 @@
-//! The `fs` plugin: read-only file tools.
+//! The `fs` plugin: file tools.
 //!
 //! `read_file`, `tail`, `file_info` and `list_directory`, all in category
 //! `read` and all read-only, so the host mounts every directory read-only for
-//! them. Paths are absolute or relative to the first mount; the sandbox, not
-//! this code, keeps them inside the mounts.
+//! them; and the write tools in [`write`], in category `write`. Paths are
+//! absolute or relative to the first mount; the sandbox, not this code, keeps
+//! them inside the mounts.
 //!
 //! Configuration (`[plugin.config]` in `plugins.toml`):
-//! - `max_file_bytes`: the largest file `read_file` reads whole (default 10 MiB).
+//! - `max_file_bytes`: the largest file `read_file` reads whole and
+//!   `edit_file` edits (default 10 MiB).
+//! - `max_diff_bytes`: the longest diff `edit_file` returns (default 64 KiB).
 
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom};
@@ -17,6 +20,8 @@ use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Category, Error, Output, Tool, host};
 
+mod write;
+
 const DEFAULT_MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
 const DEFAULT_READ_LIMIT: usize = 2000;
 const MAX_TAIL_LINES: usize = 10_000;
@@ -25,7 +30,7 @@ const MAX_LIST_ENTRIES: usize = 5000;
 const BINARY_PROBE_BYTES: usize = 8192;
 
 fn tools() -> Vec<Tool> {
-    vec![
+    let mut tools = vec![
         Tool::new("read_file", read_file)
             .title("Read file")
             .description(
@@ -63,7 +68,9 @@ fn tools() -> Vec<Tool> {
             .category(Category::Read)
             .read_only()
             .open_world(false),
-    ]
+    ];
+    tools.extend(write::tools());
+    tools
 }
 
 toolcell_sdk::export_plugin!(tools);
