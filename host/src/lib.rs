@@ -9,11 +9,13 @@
 //! - [`sandbox`]: the WASI context of a call, built from the plugin's grants.
 //! - [`toolbox`]: the union of every plugin's enabled tools.
 //! - [`server`]: the MCP `ServerHandler` and the stdio transport.
+//! - [`http`]: the Streamable HTTP transport, with origin checks and tokens.
 //! - [`builtin`]: the first-party plugins embedded in the binary.
 
 pub mod builtin;
 pub mod config;
 pub mod engine;
+pub mod http;
 pub mod plugin;
 pub mod sandbox;
 pub mod server;

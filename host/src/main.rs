@@ -28,8 +28,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve the tools over MCP on stdin/stdout (for Claude Desktop and other local clients).
-    Serve(Common),
+    /// Serve the tools over MCP: on stdin/stdout (for Claude Desktop and other
+    /// local clients), or over Streamable HTTP with --http.
+    Serve(ServeArgs),
     /// List the enabled tools: plugin, category, annotations and mounts.
     Tools(Common),
     /// Run one tool call and print its result (exit status 1 if the result is an error).
@@ -62,6 +63,37 @@ struct Common {
 }
 
 #[derive(Args)]
+struct ServeArgs {
+    #[command(flatten)]
+    common: Common,
+
+    /// Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio,
+    /// e.g. 127.0.0.1:8808. A non-loopback address requires a token.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+
+    /// A file holding the bearer token HTTP clients must send (default: the
+    /// TOOLCELL_TOKEN variable; none on loopback if neither is set).
+    #[arg(long, value_name = "FILE", requires = "http")]
+    token_file: Option<PathBuf>,
+
+    /// A browser origin allowed to connect over HTTP besides loopback ones,
+    /// e.g. https://app.example.com:443 (repeatable).
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allow_origin: Vec<String>,
+
+    /// A Host header value allowed over HTTP besides loopback names and the
+    /// listening address (repeatable).
+    #[arg(long, value_name = "HOST", requires = "http")]
+    allow_host: Vec<String>,
+
+    /// At shutdown (SIGTERM, SIGINT), how long running HTTP calls may take to
+    /// finish before they are interrupted.
+    #[arg(long, value_name = "MS", default_value_t = 10_000, requires = "http")]
+    shutdown_grace_ms: u64,
+}
+
+#[derive(Args)]
 struct CallArgs {
     #[command(flatten)]
     common: Common,
@@ -81,7 +113,8 @@ struct CallArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let (common, default_level) = match &cli.command {
-        Command::Serve(common) | Command::Check(common) => (common, "info"),
+        Command::Serve(args) => (&args.common, "info"),
+        Command::Check(common) => (common, "info"),
         Command::Tools(common) => (common, "warn"),
         Command::Call(args) => (&args.common, "warn"),
     };
@@ -98,7 +131,7 @@ fn main() -> ExitCode {
     };
     let outcome = runtime.block_on(async {
         match cli.command {
-            Command::Serve(common) => serve(&common).await,
+            Command::Serve(args) => serve(&args).await,
             Command::Tools(common) => tools(&common),
             Command::Call(args) => call(args).await,
             Command::Check(common) => check(&common),
@@ -172,7 +205,13 @@ fn load_toolbox(common: &Common, config: &Config) -> Result<Arc<Toolbox>> {
     Ok(Arc::new(toolbox))
 }
 
-async fn serve(common: &Common) -> Result<ExitCode> {
+async fn serve(args: &ServeArgs) -> Result<ExitCode> {
+    let common = &args.common;
+    // Check the token before the slow part, so a mistake is reported at once.
+    let token = match args.http {
+        Some(_) => toolcell::http::load_token(args.token_file.as_deref())?,
+        None => None,
+    };
     let config = load_config(common)?;
     let toolbox = load_toolbox(common, &config)?;
     tracing::info!(
@@ -180,9 +219,25 @@ async fn serve(common: &Common) -> Result<ExitCode> {
         plugins = toolbox.plugins().len(),
         failed = toolbox.failures().len(),
         tools = toolbox.routes().len(),
-        "serving MCP on stdio"
+        "tools loaded"
     );
-    server::serve_stdio(Server::new(toolbox, config.max_concurrent_calls)).await?;
+    let server = Server::new(toolbox, config.max_concurrent_calls);
+    match args.http {
+        Some(addr) => {
+            let options = toolcell::http::HttpOptions {
+                addr,
+                token,
+                allowed_origins: args.allow_origin.clone(),
+                allowed_hosts: args.allow_host.clone(),
+                shutdown_grace: std::time::Duration::from_millis(args.shutdown_grace_ms),
+            };
+            toolcell::http::serve_http(server, options).await?;
+        }
+        None => {
+            tracing::info!("serving MCP on stdio");
+            server::serve_stdio(server).await?;
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

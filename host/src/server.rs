@@ -15,7 +15,8 @@
 #![allow(deprecated)]
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use rmcp::model::{
@@ -41,6 +42,10 @@ use crate::toolbox::Toolbox;
 pub struct Server {
     toolbox: Arc<Toolbox>,
     calls: Arc<Semaphore>,
+    /// Calls running now, across sessions.
+    in_flight: Arc<AtomicUsize>,
+    /// Fired on shutdown: running calls are interrupted, new ones refused.
+    stopping: CancellationToken,
     /// The lowest level sent as `notifications/message` (a [`rank`]); 0
     /// means the client has not asked for log messages.
     log_level: Arc<AtomicU8>,
@@ -51,11 +56,43 @@ pub struct Server {
 impl Server {
     /// A server for `toolbox` that runs at most `max_concurrent_calls` calls at once.
     pub fn new(toolbox: Arc<Toolbox>, max_concurrent_calls: usize) -> Server {
+        let stopping = CancellationToken::new();
         Server {
             toolbox,
             calls: Arc::new(Semaphore::new(max_concurrent_calls.max(1))),
+            in_flight: Arc::new(AtomicUsize::new(0)),
+            closed: stopping.child_token(),
+            stopping,
             log_level: Arc::new(AtomicU8::new(0)),
-            closed: CancellationToken::new(),
+        }
+    }
+
+    /// A server for a new session: the same tools, call slots and shutdown
+    /// as this one, with its own log level.
+    pub fn session(&self) -> Server {
+        Server {
+            log_level: Arc::new(AtomicU8::new(0)),
+            closed: self.stopping.child_token(),
+            ..self.clone()
+        }
+    }
+
+    /// Shuts down calls: refuses new ones, lets running ones finish for up
+    /// to `grace`, then interrupts the rest and waits (briefly) for them.
+    pub async fn drain(&self, grace: Duration) {
+        let started = Instant::now();
+        let running = self.in_flight.load(Ordering::Acquire);
+        if running > 0 {
+            tracing::info!(running, "waiting for running calls to finish");
+        }
+        while self.in_flight.load(Ordering::Acquire) > 0 && started.elapsed() < grace {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.stopping.cancel();
+        // Interrupted guests stop at the next epoch tick.
+        let cutoff = Instant::now() + Duration::from_secs(2);
+        while self.in_flight.load(Ordering::Acquire) > 0 && Instant::now() < cutoff {
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
 
@@ -79,6 +116,9 @@ impl Server {
                 None,
             ));
         };
+        if self.stopping.is_cancelled() {
+            return Ok(error_result("the server is shutting down".to_string()));
+        }
         let arguments = Value::Object(arguments.unwrap_or_default());
         if let Err(message) = route.spec.validate(&arguments) {
             return Ok(error_result(message));
@@ -89,6 +129,8 @@ impl Server {
             .await
             .map_err(|_| ErrorData::internal_error("the server is shutting down", None))?;
         let text = arguments.to_string();
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        let _in_flight = InFlight(self.in_flight.clone());
         let joined =
             tokio::task::spawn_blocking(move || route.plugin.call(&route.spec, text, &cx)).await;
         Ok(match joined {
@@ -99,6 +141,15 @@ impl Server {
                 error_result(format!("`{name}` failed inside the server; see its log"))
             }
         })
+    }
+}
+
+/// Counts a call as running until dropped.
+struct InFlight(Arc<AtomicUsize>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -212,11 +263,17 @@ impl ServerHandler for Server {
 
         let cancelled = call.cancelled.clone();
         let ct = cx.ct.clone();
+        let stopping = self.stopping.clone();
         let watcher = tokio::spawn(async move {
-            ct.cancelled().await;
+            tokio::select! {
+                _ = ct.cancelled() => {}
+                _ = stopping.cancelled() => {}
+            }
             cancelled.store(true, Ordering::Relaxed);
         });
 
+        let name = request.name.to_string();
+        let arguments = request.arguments;
         let progress_token = cx.meta.get_progress_token();
         let (tx, mut rx) = mpsc::unbounded_channel();
         call.observer = Some(Arc::new(Reporter {
@@ -224,16 +281,18 @@ impl ServerHandler for Server {
             wants_progress: progress_token.is_some(),
             log_level: self.log_level.clone(),
         }));
-        let peer = cx.peer.clone();
-        let tool = request.name.to_string();
-        let sender = tokio::spawn(async move {
-            while let Some(report) = rx.recv().await {
+        // Reports become notifications here, in the request's own task, as
+        // the call runs. (Over Streamable HTTP, rmcp puts progress on the
+        // request's stream and log messages on the session's GET stream.)
+        let send = |report: Report| {
+            let peer = cx.peer.clone();
+            let token = progress_token.clone();
+            let tool = name.clone();
+            async move {
                 let sent = match report {
                     Report::Progress(progress, total, message) => {
-                        let Some(token) = &progress_token else {
-                            continue;
-                        };
-                        let mut param = ProgressNotificationParam::new(token.clone(), progress);
+                        let Some(token) = token else { return };
+                        let mut param = ProgressNotificationParam::new(token, progress);
                         param.total = total;
                         param.message = message;
                         peer.notify_progress(param).await
@@ -251,18 +310,29 @@ impl ServerHandler for Server {
                     tracing::debug!("cannot send a notification: {error}");
                 }
             }
-        });
-
-        let result = self.call(&request.name, request.arguments, call).await;
+        };
+        let running = self.call(&name, arguments, call);
+        tokio::pin!(running);
+        let result = loop {
+            tokio::select! {
+                result = &mut running => break result,
+                Some(report) = rx.recv() => send(report).await,
+            }
+        };
         watcher.abort();
-        // The reporter went with the call: queued notifications go out
-        // before the response.
-        let _ = sender.await;
+        // Reports queued just before the call ended go out before the response.
+        while let Ok(report) = rx.try_recv() {
+            send(report).await;
+        }
         if cx.ct.is_cancelled() {
             // MCP: a cancelled request gets no response. Hold this one until
             // the session ends; rmcp would otherwise send it.
-            tracing::debug!(tool = %request.name, "call cancelled; no response sent");
-            self.closed.cancelled().await;
+            tracing::debug!(tool = %name, "call cancelled; no response sent");
+            // Bounded, so a long-lived HTTP session does not collect them.
+            tokio::select! {
+                _ = self.closed.cancelled() => {}
+                _ = tokio::time::sleep(Duration::from_secs(300)) => {}
+            }
         }
         result.map(CallToolResponse::from)
     }

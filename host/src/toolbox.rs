@@ -191,6 +191,13 @@ fn load_plugin(engine: &Arc<Engine>, config: &PluginConfig) -> Result<Plugin> {
     };
     let mut env = Vec::new();
     for name in &config.env {
+        if name == "TOOLCELL_TOKEN" {
+            tracing::warn!(
+                plugin = %config.name,
+                "TOOLCELL_TOKEN is the server's HTTP credential and is never passed to plugins"
+            );
+            continue;
+        }
         match std::env::var(name) {
             Ok(value) => env.push((name.clone(), value)),
             Err(_) => tracing::warn!(

@@ -8,7 +8,9 @@
 
 mod cli;
 mod fs;
+mod http;
 mod limits;
 mod mcp;
 mod sandbox;
 mod support;
+mod write;

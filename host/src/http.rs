@@ -1,0 +1,233 @@
+//! MCP over Streamable HTTP: one endpoint, `/mcp`, served with rmcp's
+//! `StreamableHttpService` inside axum.
+//!
+//! [`HttpOptions`] says where to listen and who may connect. Every session
+//! gets its own [`Server`] (its own log level) sharing the tools, the call
+//! slots and the shutdown signal. Around rmcp's own `Host` check, this module
+//! adds what rmcp leaves off by default: `Origin` validation (a foreign
+//! origin gets 403) and bearer-token authentication (a missing or wrong
+//! token gets 401 with `WWW-Authenticate`). Listening on a non-loopback
+//! address without a token is refused. SIGTERM or SIGINT lets running calls
+//! finish for the grace period, interrupts the rest, and returns.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+
+use crate::server::Server;
+
+/// How to serve over HTTP.
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    /// Where to listen. Default in the CLI: `127.0.0.1:8808`.
+    pub addr: SocketAddr,
+    /// The bearer token clients must send; `None` only on loopback.
+    pub token: Option<String>,
+    /// Browser origins allowed besides loopback ones (`http://localhost:*`,
+    /// `http://127.0.0.1:*`, `http://[::1]:*`), e.g. `https://app.example.com:443`.
+    pub allowed_origins: Vec<String>,
+    /// `Host` values allowed besides loopback names and the listening address.
+    pub allowed_hosts: Vec<String>,
+    /// How long running calls may take to finish at shutdown.
+    pub shutdown_grace: Duration,
+}
+
+/// Serves `server` over Streamable HTTP until SIGTERM or SIGINT.
+pub async fn serve_http(server: Server, options: HttpOptions) -> Result<()> {
+    let stop = CancellationToken::new();
+    let signal = stop.clone();
+    tokio::spawn(async move {
+        wait_for_signal().await;
+        signal.cancel();
+    });
+    serve_http_until(server, options, stop).await
+}
+
+/// Serves `server` until `stop` fires, then shuts down gracefully.
+pub async fn serve_http_until(
+    server: Server,
+    options: HttpOptions,
+    stop: CancellationToken,
+) -> Result<()> {
+    if !options.addr.ip().is_loopback() && options.token.is_none() {
+        bail!(
+            "refusing to listen on {} without a token: anyone who can reach that address could \
+             call the tools. Set TOOLCELL_TOKEN or pass --token-file, or listen on 127.0.0.1",
+            options.addr
+        );
+    }
+
+    let listener = tokio::net::TcpListener::bind(options.addr)
+        .await
+        .with_context(|| format!("cannot listen on {}", options.addr))?;
+    let local = listener.local_addr()?;
+
+    let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
+    if !local.ip().is_unspecified() {
+        hosts.push(local.ip().to_string());
+    }
+    hosts.extend(options.allowed_hosts.iter().cloned());
+    let mut origins: Vec<String> = vec![
+        "http://localhost:*".into(),
+        "http://127.0.0.1:*".into(),
+        "http://[::1]:*".into(),
+    ];
+    origins.extend(options.allowed_origins.iter().cloned());
+
+    let sessions_stop = CancellationToken::new();
+    let mut config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .enforce_origin_validation();
+    config.cancellation_token = sessions_stop.clone();
+    let template = server.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(template.session()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let auth = Arc::new(options.token.clone());
+    let app = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(middleware::from_fn_with_state(auth, authenticate));
+
+    tracing::info!(
+        auth = if options.token.is_some() {
+            "bearer token"
+        } else {
+            "none (loopback)"
+        },
+        "serving MCP over HTTP at http://{local}/mcp"
+    );
+
+    let grace = options.shutdown_grace;
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            stop.cancelled().await;
+            tracing::info!("shutting down");
+            server.drain(grace).await;
+            // Ends the sessions' open SSE streams, so connections close.
+            sessions_stop.cancel();
+        })
+        .await
+        .context("the HTTP server failed")?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Checks `Authorization: Bearer <token>` when a token is set.
+async fn authenticate(
+    State(token): State<Arc<Option<String>>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Some(expected) = token.as_deref() else {
+        return next.run(request).await;
+    };
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "));
+    match presented {
+        Some(given) if constant_time_eq(given.as_bytes(), expected.as_bytes()) => {
+            next.run(request).await
+        }
+        Some(_) => unauthorized(r#"Bearer realm="toolcell", error="invalid_token""#),
+        None => unauthorized(r#"Bearer realm="toolcell""#),
+    }
+}
+
+fn unauthorized(challenge: &'static str) -> Response {
+    let mut response = (
+        StatusCode::UNAUTHORIZED,
+        "a valid bearer token is required\n",
+    )
+        .into_response();
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static(challenge),
+    );
+    response
+}
+
+/// Compares without an early exit, so timing does not reveal how much of a
+/// guess was right.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn wait_for_signal() {
+    let ctrl_c = async {
+        if let Err(error) = tokio::signal::ctrl_c().await {
+            tracing::error!("cannot listen for SIGINT: {error}");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::error!("cannot listen for SIGTERM: {error}");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = terminate => {}
+    }
+}
+
+/// Reads the token from `--token-file` or `TOOLCELL_TOKEN`.
+pub fn load_token(token_file: Option<&std::path::Path>) -> Result<Option<String>> {
+    let token = match token_file {
+        Some(path) => Some(
+            std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the token file {}", path.display()))?
+                .trim()
+                .to_string(),
+        ),
+        None => std::env::var("TOOLCELL_TOKEN")
+            .ok()
+            .map(|t| t.trim().to_string()),
+    };
+    match token {
+        Some(token) if token.is_empty() => bail!("the token is empty"),
+        Some(token) if token.len() < 16 => {
+            bail!(
+                "the token is too short: use at least 16 characters (e.g. `openssl rand -hex 32`)"
+            )
+        }
+        token => Ok(token),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constant_time_comparison() {
+        assert!(constant_time_eq(b"secret-token", b"secret-token"));
+        assert!(!constant_time_eq(b"secret-token", b"secret-tokex"));
+        assert!(!constant_time_eq(b"short", b"longer"));
+    }
+}

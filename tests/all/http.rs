@@ -1,0 +1,501 @@
+//! `toolcell serve --http`: Streamable HTTP with rmcp's own HTTP client, and raw requests for
+//! the checks a well-behaved client never trips (origin, host, tokens, session deletion).
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{Peer, RoleClient, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use crate::support::{Fixture, TIMEOUT, bin, hostile_wasm, within, workspace_root};
+
+const TOKEN: &str = "test-token-0123456789abcdef";
+
+/// A running `toolcell serve --http 127.0.0.1:0`.
+struct HttpServer {
+    child: Child,
+    url: String,
+    log: std::sync::Arc<std::sync::Mutex<String>>,
+}
+
+impl HttpServer {
+    async fn start(config: &std::path::Path, token: Option<&str>, extra: &[&str]) -> HttpServer {
+        let mut command = Command::new(bin());
+        command
+            .current_dir(std::env::temp_dir())
+            .env_remove("RUST_LOG")
+            .env_remove("TOOLCELL_TOKEN")
+            .env("NO_COLOR", "1")
+            .env(
+                "TOOLCELL_CACHE_DIR",
+                workspace_root().join("target").join("test-cache"),
+            )
+            .args(["serve", "--http", "127.0.0.1:0", "--config"])
+            .arg(config)
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        if let Some(token) = token {
+            command.env("TOOLCELL_TOKEN", token);
+        }
+        let mut child = command.spawn().expect("spawn toolcell serve --http");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let log = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let (url_tx, url_rx) = tokio::sync::oneshot::channel();
+        let sink = log.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            let mut url_tx = Some(url_tx);
+            while let Ok(Some(line)) = lines.next_line().await {
+                if let Some(at) = line.find("http://")
+                    && line.contains("serving MCP over HTTP")
+                    && let Some(tx) = url_tx.take()
+                {
+                    let url: String = line[at..]
+                        .split_whitespace()
+                        .next()
+                        .unwrap_or_default()
+                        .to_string();
+                    let _ = tx.send(url);
+                }
+                let mut log = sink.lock().unwrap();
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
+        let url = within("the server to listen", url_rx)
+            .await
+            .unwrap_or_else(|_| panic!("the server exited before listening"));
+        HttpServer { child, url, log }
+    }
+
+    fn log(&self) -> String {
+        self.log.lock().unwrap().clone()
+    }
+
+    async fn client(&self, token: Option<&str>) -> RunningService<RoleClient, ()> {
+        let mut config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str());
+        if let Some(token) = token {
+            config = config.auth_header(token);
+        }
+        let transport = StreamableHttpClientTransport::from_config(config);
+        within("the HTTP handshake", ().serve(transport))
+            .await
+            .unwrap_or_else(|e| panic!("HTTP handshake failed: {e}\n{}", self.log()))
+    }
+
+    /// A raw POST of `initialize` with the given extra headers.
+    async fn post_initialize(&self, headers: &[(&str, &str)]) -> reqwest::Response {
+        let mut request = reqwest::Client::new()
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let body = json!({
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"},
+            },
+        });
+        within("a raw POST", request.json(&body).send())
+            .await
+            .expect("the request is sent")
+    }
+
+    #[cfg(unix)]
+    fn signal(&self, signal: &str) {
+        let pid = self.child.id().expect("the server is running").to_string();
+        let status = std::process::Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .expect("run kill");
+        assert!(status.success());
+    }
+
+    async fn wait(mut self) -> (std::process::ExitStatus, String) {
+        let status = within("the server to exit", self.child.wait())
+            .await
+            .expect("wait for the server");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        (status, self.log())
+    }
+}
+
+fn fs_fixture() -> (Fixture, std::path::PathBuf) {
+    let fixture = Fixture::new();
+    fixture.write("data/hello.txt", "hello over http\n");
+    fixture.write(
+        "plugins/hostile.wasm",
+        std::fs::read(hostile_wasm()).expect("read hostile.wasm"),
+    );
+    let config = fixture.config(
+        r#"
+[[plugin]]
+name = "fs"
+path = "builtin:fs"
+mounts = [{ host = "data", mode = "ro" }]
+
+[[plugin]]
+name = "hostile"
+path = "plugins/hostile.wasm"
+"#,
+    );
+    (fixture, config)
+}
+
+async fn read_hello(client: &Peer<RoleClient>) -> String {
+    let mut params = CallToolRequestParams::new("read_file");
+    params.arguments = Some(
+        json!({"path": "hello.txt"})
+            .as_object()
+            .expect("an object")
+            .clone(),
+    );
+    let result = within("an HTTP call", client.call_tool(params))
+        .await
+        .expect("the call succeeds");
+    let value = serde_json::to_value(&result).expect("serialise");
+    assert_ne!(value["isError"], true, "{value}");
+    value["content"][0]["text"]
+        .as_str()
+        .expect("text")
+        .to_string()
+}
+
+#[tokio::test]
+async fn list_and_call_over_http_with_two_sessions() {
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, Some(TOKEN), &[]).await;
+    let first = server.client(Some(TOKEN)).await;
+    let second = server.client(Some(TOKEN)).await;
+    let tools = within("tools/list", first.list_all_tools())
+        .await
+        .expect("list tools");
+    assert!(tools.iter().any(|t| t.name == "read_file"));
+    assert_eq!(read_hello(&first).await, "hello over http\n");
+    assert_eq!(read_hello(&second).await, "hello over http\n");
+    first.cancel().await.expect("close the first session");
+    // The other session is unaffected.
+    assert_eq!(read_hello(&second).await, "hello over http\n");
+    assert!(!server.log().contains(TOKEN), "the token reached the log");
+}
+
+#[tokio::test]
+async fn missing_and_wrong_tokens_get_401_with_a_challenge() {
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, Some(TOKEN), &[]).await;
+    let missing = server.post_initialize(&[]).await;
+    assert_eq!(missing.status(), 401);
+    let challenge = missing.headers()["www-authenticate"].to_str().unwrap();
+    assert!(challenge.starts_with("Bearer"), "{challenge}");
+
+    let wrong = server
+        .post_initialize(&[("authorization", "Bearer not-the-token-at-all")])
+        .await;
+    assert_eq!(wrong.status(), 401);
+    assert!(
+        wrong.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .contains("invalid_token")
+    );
+
+    let right = server
+        .post_initialize(&[("authorization", &format!("Bearer {TOKEN}"))])
+        .await;
+    assert_eq!(right.status(), 200);
+    assert!(!server.log().contains("not-the-token-at-all"));
+}
+
+#[tokio::test]
+async fn foreign_origin_and_host_get_403() {
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &[]).await;
+    let evil = server
+        .post_initialize(&[("origin", "https://evil.example")])
+        .await;
+    assert_eq!(evil.status(), 403);
+    let rebinding = server.post_initialize(&[("host", "evil.example")]).await;
+    assert_eq!(rebinding.status(), 403);
+    let local = server
+        .post_initialize(&[("origin", "http://localhost:3000")])
+        .await;
+    assert_eq!(local.status(), 200);
+}
+
+#[tokio::test]
+async fn deleting_a_session_ends_it() {
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &[]).await;
+    let response = server.post_initialize(&[]).await;
+    assert_eq!(response.status(), 200);
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .expect("a session id")
+        .to_string();
+    assert!(session.len() >= 32, "a random session id: {session}");
+
+    let client = reqwest::Client::new();
+    let deleted = client
+        .delete(&server.url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .expect("DELETE is sent");
+    assert!(deleted.status().is_success(), "{}", deleted.status());
+    let after = client
+        .post(&server.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &session)
+        .json(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
+        .send()
+        .await
+        .expect("POST is sent");
+    assert_eq!(after.status(), 404, "the deleted session is gone");
+}
+
+#[tokio::test]
+async fn two_hundred_concurrent_calls_from_twenty_clients() {
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, Some(TOKEN), &[]).await;
+    let mut clients = Vec::new();
+    for _ in 0..20 {
+        clients.push(server.client(Some(TOKEN)).await);
+    }
+    let mut calls = tokio::task::JoinSet::new();
+    for client in &clients {
+        for _ in 0..10 {
+            let peer = client.peer().clone();
+            calls.spawn(async move { read_hello(&peer).await });
+        }
+    }
+    let results = within("200 calls", calls.join_all()).await;
+    assert_eq!(results.len(), 200);
+    assert!(results.iter().all(|text| text == "hello over http\n"));
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn sigterm_with_a_call_in_flight_exits_0() {
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &["--shutdown-grace-ms", "300"]).await;
+    let client = server.client(None).await;
+    // A call that never ends by itself.
+    let spin = tokio::spawn(async move {
+        let params = CallToolRequestParams::new("spin");
+        let outcome = client.call_tool(params).await;
+        (
+            outcome.map(|r| serde_json::to_value(r).expect("serialise")),
+            client,
+        )
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    server.signal("-TERM");
+    let (status, log) = server.wait().await;
+    assert!(status.success(), "exit status {status}\n{log}");
+    assert!(log.contains("shutting down"), "{log}");
+    // The in-flight call got an answer or its connection closed; it did not hang.
+    let outcome = tokio::time::timeout(TIMEOUT, spin).await;
+    assert!(outcome.is_ok(), "the in-flight call hung after shutdown");
+}
+
+#[tokio::test]
+async fn a_public_address_without_a_token_is_refused() {
+    let (_fixture, config) = fs_fixture();
+    let output = Command::new(bin())
+        .env_remove("TOOLCELL_TOKEN")
+        .args(["serve", "--http", "0.0.0.0:0", "--config"])
+        .arg(&config)
+        .stdin(Stdio::null())
+        .output();
+    let output = within("toolcell to refuse", output).await.expect("run");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("without a token"), "{stderr}");
+}
+
+#[tokio::test]
+async fn progress_over_http() {
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &[]).await;
+    let response = server.post_initialize(&[]).await;
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let client = reqwest::Client::new();
+    let post = |body: Value| {
+        client
+            .post(&server.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .json(&body)
+            .send()
+    };
+    post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await
+        .expect("initialized");
+    let body = within(
+        "a streamed call",
+        post(json!({
+            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "progress", "arguments": {"n": 3}, "_meta": {"progressToken": "h"}},
+        })),
+    )
+    .await
+    .expect("the call is sent")
+    .text()
+    .await
+    .expect("the stream is read");
+    let progress = body.matches("notifications/progress").count();
+    assert_eq!(progress, 3, "{body}");
+    assert!(body.contains("done 3"), "{body}");
+}
+
+/// A raw session: `initialize` and `notifications/initialized` done.
+async fn raw_session(server: &HttpServer) -> (reqwest::Client, String) {
+    let response = server.post_initialize(&[]).await;
+    let session = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let client = reqwest::Client::new();
+    raw_post(
+        &client,
+        server,
+        &session,
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    )
+    .await;
+    (client, session)
+}
+
+async fn raw_post(
+    client: &reqwest::Client,
+    server: &HttpServer,
+    session: &str,
+    body: Value,
+) -> reqwest::Response {
+    let request = client
+        .post(&server.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&body)
+        .send();
+    within("a raw POST", request)
+        .await
+        .expect("the request is sent")
+}
+
+#[tokio::test]
+async fn logging_over_http() {
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &[]).await;
+    let (client, session) = raw_session(&server).await;
+    // Log messages are not tied to a request: they come on the session's GET stream.
+    let mut stream = within(
+        "the GET stream",
+        client
+            .get(&server.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .send(),
+    )
+    .await
+    .expect("GET is sent");
+    assert!(stream.status().is_success(), "{}", stream.status());
+    let set = raw_post(
+        &client,
+        &server,
+        &session,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "warning"}}),
+    )
+    .await;
+    assert!(set.status().is_success());
+    let body = raw_post(
+        &client,
+        &server,
+        &session,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": "log", "arguments": {"name": "over http"}}}),
+    )
+    .await
+    .text()
+    .await
+    .expect("read the response stream");
+    assert!(body.contains("logged"), "{body}");
+    let mut events = String::new();
+    while !events.contains("over http") {
+        let chunk = within("a log message on the GET stream", stream.chunk())
+            .await
+            .expect("read the GET stream")
+            .expect("the GET stream stays open");
+        events.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(events.contains("notifications/message"), "{events}");
+    assert!(events.contains(r#""level":"warning""#), "{events}");
+    assert!(!events.contains("a debug line"), "{events}");
+}
+
+#[tokio::test]
+async fn cancellation_over_http_stops_the_guest() {
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &[]).await;
+    let (client, session) = raw_session(&server).await;
+    let url = server.url.clone();
+    let call_client = client.clone();
+    let call_session = session.clone();
+    // 100,000 steps of 1 ms, each logged: far longer than the test.
+    let call = tokio::spawn(async move {
+        call_client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &call_session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .json(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                          "params": {"name": "progress", "arguments": {"n": 100000}}}))
+            .send()
+            .await
+    });
+    let steps = |log: &str| log.matches("step ").count();
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    while steps(&server.log()) < 5 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the call never started"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    raw_post(
+        &client,
+        &server,
+        &session,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+               "params": {"requestId": 9, "reason": "test"}}),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let after_cancel = steps(&server.log());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(steps(&server.log()), after_cancel, "the guest kept running");
+    assert!(after_cancel < 100_000);
+    call.abort();
+}
