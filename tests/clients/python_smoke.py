@@ -48,7 +48,7 @@ async def main(binary: str) -> None:
                 assert result.structured_content["kind"] == "file"
 
                 await session.send_ping()
-    print("python client: 1 passed, 0 failed")
+    print("python-sdk: 1 passed, 0 failed")
 
 
 if __name__ == "__main__":
