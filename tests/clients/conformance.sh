@@ -36,11 +36,9 @@ scenarios=(server-initialize ping tools-list logging-set-level dns-rebinding-pro
 failed=0
 for scenario in "${scenarios[@]}"; do
   echo "--- conformance: $scenario"
-  if ! report=$(timeout 120 node_modules/.bin/conformance server \
-      --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" 2>&1); then
-    failed=$((failed + 1))
-  fi
-  summary=$(printf '%s\n' "$report" | grep -E '^Passed: ' | tail -1)
+  report=$(timeout 120 node_modules/.bin/conformance server \
+      --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" 2>&1) || true
+  summary=$(printf '%s\n' "$report" | grep -E '^Passed: ' | tail -1 || true)
   printf '%s\n' "${summary:-no summary (see below)}"
   case $summary in
     *" 0 failed"*) ;;
