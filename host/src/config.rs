@@ -49,7 +49,7 @@ const SERVER_LIMIT_KEYS: &[&str] = &[
     "max_concurrent_calls",
 ];
 const PLUGIN_KEYS: &[&str] = &[
-    "name", "path", "mounts", "env", "tools", "config", "limits", "tool",
+    "name", "path", "mounts", "env", "network", "tools", "config", "limits", "tool",
 ];
 const TOOL_KEYS: &[&str] = &["name", "mounts", "limits"];
 const MOUNT_KEYS: &[&str] = &["host", "mode"];
@@ -101,6 +101,9 @@ pub struct PluginConfig {
     pub mounts: Vec<Mount>,
     /// Names of host environment variables passed through; default none.
     pub env: Vec<String>,
+    /// Hosts the plugin may send HTTP(S) requests to: `host` (the scheme's
+    /// default port) or `host:port`, lowercase; default none.
+    pub network: Vec<String>,
     /// The tools allowed, if restricted; `None` allows every tool in an enabled category.
     pub tools: Option<Vec<String>>,
     /// Values passed to the plugin, each in its string form; default empty.
@@ -502,6 +505,13 @@ impl<'a> Validator<'a> {
             None => Vec::new(),
         };
 
+        let network = match table.get("network") {
+            Some(value) => self.string_list(value, &join(&prefix, "network"), "host", |v| {
+                network_entry_problem(v)
+            }),
+            None => Vec::new(),
+        };
+
         let tools = table.get("tools").map(|value| {
             let path = join(&prefix, "tools");
             let tools = self.string_list(value, &path, "tool", |t| {
@@ -538,6 +548,7 @@ impl<'a> Validator<'a> {
             source: source?,
             mounts,
             env,
+            network,
             tools,
             config,
             limits,
@@ -958,6 +969,63 @@ fn is_category(s: &str) -> bool {
 }
 
 /// `^[A-Za-z_][A-Za-z0-9_]*$`
+/// Splits `host:port`, `[v6]:port`, `host` or `[v6]`.
+pub fn split_host_port(entry: &str) -> (&str, Option<&str>) {
+    if entry.starts_with('[') {
+        if let Some(end) = entry.find(']') {
+            let (host, rest) = entry.split_at(end + 1);
+            if rest.is_empty() {
+                return (host, None);
+            }
+            if let Some(port) = rest.strip_prefix(':') {
+                return (host, Some(port));
+            }
+        }
+        return (entry, None);
+    }
+    match entry.split_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (entry, None),
+    }
+}
+
+/// Why a `network` entry is not `host` or `host:port`, if it is not.
+///
+/// Hosts are exact names (no wildcards): lowercase letters, digits, `-` and
+/// `.`, an IPv4 address, or an IPv6 address in brackets.
+fn network_entry_problem(entry: &str) -> Option<String> {
+    if entry.contains('/') {
+        let host = entry.split("://").nth(1).unwrap_or(entry);
+        let host = host.split('/').next().unwrap_or(host);
+        return Some(format!(
+            "{entry:?} is a URL: give only the host (and port), e.g. {host:?}"
+        ));
+    }
+    let (host, port) = split_host_port(entry);
+    if let Some(port) = port
+        && !matches!(port.parse::<u16>(), Ok(p) if p > 0)
+    {
+        return Some(format!("invalid port in {entry:?}: expected 1-65535"));
+    }
+    let valid_host = if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        v6.parse::<std::net::Ipv6Addr>().is_ok()
+    } else {
+        !host.is_empty()
+            && host.len() <= 253
+            && host
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+            && !host.starts_with(['.', '-'])
+            && !host.ends_with(['.', '-'])
+    };
+    (!valid_host).then(|| {
+        format!(
+            "invalid host {entry:?}: expected an exact host name (lowercase, no scheme, path or \
+             wildcard), optionally with `:port`, e.g. \"export.arxiv.org\" or \"127.0.0.1:8080\""
+        )
+    })
+}
+
 fn is_env_name(s: &str) -> bool {
     let mut chars = s.chars();
     chars

@@ -21,16 +21,18 @@ use serde_json::Value;
 use wasmtime::component::{Linker, ResourceTable};
 use wasmtime::{ResourceLimiter, Store, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use crate::config::{Limits, Mount, ToolOverride};
 use crate::engine::Engine;
-use crate::sandbox::{self, Grants};
+use crate::sandbox::{self, Grants, NetworkPolicy};
 
 mod bindings {
     wasmtime::component::bindgen!({
         path: "../wit",
         world: "toolcell:plugin/plugin@0.1.0",
         with: {
+            "wasi:http": wasmtime_wasi_http::p2::bindings::http,
             "wasi": wasmtime_wasi::p2::bindings::sync,
         },
         require_store_data_send: true,
@@ -196,6 +198,7 @@ impl Plugin {
         let component = engine.compile(&name, &setup.wasm)?;
         let mut linker = Linker::<CallState>::new(engine.wasmtime());
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
         bindings::toolcell::plugin::host::add_to_linker::<_, wasmtime::component::HasSelf<_>>(
             &mut linker,
             |state| state,
@@ -283,6 +286,7 @@ impl Plugin {
             name: &tool.name,
             mounts: &tool.mounts,
             env: &self.grants.env,
+            network: &self.grants.network,
             read_only: tool.read_only,
             limits: tool.limits,
         };
@@ -321,6 +325,8 @@ impl Plugin {
             usize::try_from(limits.memory_mb.saturating_mul(1024 * 1024)).unwrap_or(usize::MAX);
         let state = CallState {
             wasi,
+            http: WasiHttpCtx::new(),
+            network: NetworkPolicy::new(self.name.clone(), scope.network.clone()),
             table: ResourceTable::new(),
             limiter: MemoryLimiter {
                 max_bytes: memory_bytes,
@@ -389,6 +395,7 @@ struct ToolScope<'a> {
     name: &'a str,
     mounts: &'a [Mount],
     env: &'a [(String, String)],
+    network: &'a Arc<[String]>,
     read_only: bool,
     limits: Limits,
 }
@@ -396,10 +403,13 @@ struct ToolScope<'a> {
 impl ToolScope<'static> {
     /// Listing tools needs nothing: no mounts, no environment.
     fn listing(limits: Limits) -> ToolScope<'static> {
+        static NONE: std::sync::LazyLock<Arc<[String]>> =
+            std::sync::LazyLock::new(|| Arc::from(Vec::new()));
         ToolScope {
             name: "list-tools",
             mounts: &[],
             env: &[],
+            network: &NONE,
             read_only: true,
             limits,
         }
@@ -418,6 +428,8 @@ enum Interrupt {
 /// The store data of one call.
 pub struct CallState {
     wasi: WasiCtx,
+    http: WasiHttpCtx,
+    network: NetworkPolicy,
     table: ResourceTable,
     limiter: MemoryLimiter,
     plugin: Arc<str>,
@@ -433,6 +445,16 @@ impl WasiView for CallState {
         WasiCtxView {
             ctx: &mut self.wasi,
             table: &mut self.table,
+        }
+    }
+}
+
+impl WasiHttpView for CallState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: &mut self.network,
         }
     }
 }

@@ -30,6 +30,87 @@ pub struct Grants {
     /// Environment variables passed through, with the values they had when
     /// the plugin was loaded. Variables that were unset are left out.
     pub env: Vec<(String, String)>,
+    /// Hosts the plugin may reach over HTTP(S): `host` or `host:port`.
+    pub network: Arc<[String]>,
+}
+
+/// Decides which outgoing HTTP requests a call may make: only to the hosts
+/// its plugin's `network` grant names. A name without a port allows the
+/// scheme's default port (80 for http, 443 for https); with a port, exactly
+/// that port. Everything else is refused before any connection is made.
+pub struct NetworkPolicy {
+    plugin: Arc<str>,
+    allowed: Arc<[String]>,
+}
+
+impl NetworkPolicy {
+    /// The policy for one call of `plugin`.
+    pub fn new(plugin: Arc<str>, allowed: Arc<[String]>) -> NetworkPolicy {
+        NetworkPolicy { plugin, allowed }
+    }
+
+    /// Whether a request to `host` on `port` (with the scheme's default
+    /// port `default_port`) is granted.
+    pub fn allows(&self, host: &str, port: u16, default_port: u16) -> bool {
+        let host = host.to_ascii_lowercase();
+        self.allowed.iter().any(|entry| {
+            let (granted, granted_port) = crate::config::split_host_port(entry);
+            let granted = granted.trim_start_matches('[').trim_end_matches(']');
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            granted == host
+                && match granted_port {
+                    Some(p) => p.parse::<u16>().ok() == Some(port),
+                    None => port == default_port,
+                }
+        })
+    }
+}
+
+type BoxedSend = Box<
+    dyn std::future::Future<
+            Output = Result<
+                (
+                    http::Response<wasmtime_wasi_http::WasiBody>,
+                    Box<
+                        dyn std::future::Future<Output = Result<(), wasmtime_wasi_http::Error>>
+                            + Send,
+                    >,
+                ),
+                wasmtime_wasi_http::Error,
+            >,
+        > + Send,
+>;
+
+impl wasmtime_wasi_http::WasiHttpHooks for NetworkPolicy {
+    fn send_request(
+        &mut self,
+        request: http::Request<wasmtime_wasi_http::WasiBody>,
+        options: Option<wasmtime_wasi_http::RequestOptions>,
+        fut: Box<dyn std::future::Future<Output = Result<(), wasmtime_wasi_http::Error>> + Send>,
+    ) -> BoxedSend {
+        let uri = request.uri();
+        let https = uri.scheme() == Some(&http::uri::Scheme::HTTPS);
+        let default_port = if https { 443 } else { 80 };
+        let host = uri.host().unwrap_or_default().to_string();
+        let port = uri.port_u16().unwrap_or(default_port);
+        if !self.allows(&host, port, default_port) {
+            tracing::warn!(
+                plugin = &*self.plugin,
+                "refused an HTTP request to {host}:{port}: not in the plugin's `network` grant"
+            );
+            return Box::new(async { Err(wasmtime_wasi_http::Error::HttpRequestDenied) });
+        }
+        tracing::debug!(plugin = &*self.plugin, "HTTP request to {host}:{port}");
+        _ = fut;
+        Box::new(async move {
+            use http_body_util::BodyExt;
+            let (response, io) = wasmtime_wasi_http::default_send_request(request, options).await?;
+            Ok((
+                response.map(BodyExt::boxed_unsync),
+                Box::new(io) as Box<dyn std::future::Future<Output = _> + Send>,
+            ))
+        })
+    }
 }
 
 /// The WASI context for one call.

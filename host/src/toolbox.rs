@@ -88,7 +88,12 @@ impl Toolbox {
                     continue;
                 }
             };
+            // Only served tools must have unique names: a plugin narrowed with
+            // `tools = [...]` may offer a name another plugin serves.
             for spec in plugin.tools() {
+                if !enabled(config, plugin_config, spec) {
+                    continue;
+                }
                 if let Some(other) = owner.insert(spec.name.clone(), plugin_config.name.clone()) {
                     bail!(
                         "tool `{}` is offered by both plugin `{other}` and plugin `{}`; \
@@ -127,12 +132,11 @@ impl Toolbox {
                 plugin: plugin.clone(),
                 spec: spec.clone(),
             };
-            let category_on = config.categories.iter().any(|c| *c == spec.category);
             let allowed = plugin_config
                 .tools
                 .as_ref()
                 .is_none_or(|allowed| allowed.contains(&spec.name));
-            if category_on && allowed {
+            if enabled(config, plugin_config, spec) {
                 self.by_name.insert(spec.name.clone(), self.routes.len());
                 self.routes.push(route);
             } else {
@@ -180,6 +184,16 @@ impl Toolbox {
     }
 }
 
+/// Whether `spec` is served: its category is enabled and it passes the
+/// plugin's allow-list.
+fn enabled(config: &Config, plugin: &PluginConfig, spec: &ToolSpec) -> bool {
+    config.categories.contains(&spec.category)
+        && plugin
+            .tools
+            .as_ref()
+            .is_none_or(|allowed| allowed.contains(&spec.name))
+}
+
 fn load_plugin(engine: &Arc<Engine>, config: &PluginConfig) -> Result<Plugin> {
     let wasm = match &config.source {
         PluginSource::Builtin(name) => builtin::get(name)
@@ -215,6 +229,7 @@ fn load_plugin(engine: &Arc<Engine>, config: &PluginConfig) -> Result<Plugin> {
             grants: Grants {
                 mounts: config.mounts.clone(),
                 env,
+                network: config.network.clone().into(),
             },
             config: config.config.clone(),
             limits: config.limits,

@@ -11,6 +11,7 @@ mod fs;
 mod http;
 mod limits;
 mod mcp;
+mod network;
 mod sandbox;
 mod support;
 mod write;

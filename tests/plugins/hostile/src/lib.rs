@@ -98,12 +98,24 @@ fn tools() -> Vec<Tool> {
                 Err(e) => Err(Error::new(format!("connect failed: {e}"))),
             }
         }),
+        tool("fetch", |args: Name| fetch(&args.name)),
+        // The same, under another name, so two plugins in one server can each offer it.
+        tool("fetch2", |args: Name| fetch(&args.name)),
         tool("log", |args: Name| {
             host::log(host::LogLevel::Warning, &args.name);
             host::log(host::LogLevel::Debug, "a debug line");
             Ok(Output::text("logged"))
         }),
     ]
+}
+
+fn fetch(url: &str) -> Result<Output, Error> {
+    let response = toolcell_sdk::http::get(url, 1 << 20)?;
+    Ok(Output::text(format!(
+        "{} {}",
+        response.status,
+        String::from_utf8_lossy(&response.body)
+    )))
 }
 
 fn recurse(depth: u64) -> u64 {
