@@ -12,7 +12,14 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// (builtin name, cargo package, file name cargo gives the component)
-const PLUGINS: &[(&str, &str, &str)] = &[("fs", "toolcell-plugin-fs", "toolcell_plugin_fs.wasm")];
+const PLUGINS: &[(&str, &str, &str)] = &[
+    ("fs", "toolcell-plugin-fs", "toolcell_plugin_fs.wasm"),
+    (
+        "research",
+        "toolcell-plugin-research",
+        "toolcell_plugin_research.wasm",
+    ),
+];
 
 const TARGET: &str = "wasm32-wasip2";
 

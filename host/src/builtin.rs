@@ -2,8 +2,18 @@
 
 /// The builtin plugins: the name used in `path = "builtin:NAME"` and the
 /// component's bytes.
-pub const BUILTINS: &[(&str, &[u8])] =
-    &[("fs", include_bytes!(concat!(env!("OUT_DIR"), "/fs.wasm")))];
+pub const BUILTINS: &[(&str, &[u8])] = &[
+    ("fs", include_bytes!(concat!(env!("OUT_DIR"), "/fs.wasm"))),
+    (
+        "research",
+        include_bytes!(concat!(env!("OUT_DIR"), "/research.wasm")),
+    ),
+];
+
+/// The builtins the embedded default configuration serves, each with the
+/// current directory mounted read-only. `research` is left out: its first
+/// mount is its registry, which a configuration has to name.
+pub const DEFAULT: &[&str] = &["fs"];
 
 /// The builtin names, for configuration checks.
 pub fn names() -> Vec<&'static str> {

@@ -177,7 +177,12 @@ fn load_config(common: &Common) -> Result<Config> {
         }
         None => {
             let cwd = std::env::current_dir().context("cannot read the current directory")?;
-            Config::embedded_default(&cwd, &builtins)
+            let defaults: Vec<&str> = builtin::DEFAULT
+                .iter()
+                .copied()
+                .filter(|name| builtins.contains(name))
+                .collect();
+            Config::embedded_default(&cwd, &defaults)
         }
     };
     result.map_err(|errors| {

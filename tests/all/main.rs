@@ -12,6 +12,7 @@ mod http;
 mod limits;
 mod mcp;
 mod network;
+mod research;
 mod sandbox;
 mod support;
 mod write;
