@@ -15,6 +15,11 @@ use std::process::Command;
 const PLUGINS: &[(&str, &str, &str)] = &[
     ("fs", "toolcell-plugin-fs", "toolcell_plugin_fs.wasm"),
     (
+        "search",
+        "toolcell-plugin-search",
+        "toolcell_plugin_search.wasm",
+    ),
+    (
         "research",
         "toolcell-plugin-research",
         "toolcell_plugin_research.wasm",

@@ -5,6 +5,10 @@
 pub const BUILTINS: &[(&str, &[u8])] = &[
     ("fs", include_bytes!(concat!(env!("OUT_DIR"), "/fs.wasm"))),
     (
+        "search",
+        include_bytes!(concat!(env!("OUT_DIR"), "/search.wasm")),
+    ),
+    (
         "research",
         include_bytes!(concat!(env!("OUT_DIR"), "/research.wasm")),
     ),
@@ -13,7 +17,7 @@ pub const BUILTINS: &[(&str, &[u8])] = &[
 /// The builtins the embedded default configuration serves, each with the
 /// current directory mounted read-only. `research` is left out: its first
 /// mount is its registry, which a configuration has to name.
-pub const DEFAULT: &[&str] = &["fs"];
+pub const DEFAULT: &[&str] = &["fs", "search"];
 
 /// The builtin names, for configuration checks.
 pub fn names() -> Vec<&'static str> {

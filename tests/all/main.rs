@@ -14,5 +14,6 @@ mod mcp;
 mod network;
 mod research;
 mod sandbox;
+mod search;
 mod support;
 mod write;
