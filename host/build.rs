@@ -1,5 +1,7 @@
 //! Builds the first-party plugins for wasm32-wasip2 and leaves them in
-//! `OUT_DIR` for `include_bytes!` (see `src/builtin.rs`).
+//! `OUT_DIR` for `include_bytes!` (see `src/builtin.rs`), each with its
+//! SHA-256 beside it, so that finding one in the compile cache does not mean
+//! hashing megabytes at every start.
 //!
 //! It installs the target with rustup when it is missing, and runs a nested
 //! cargo with its own target directory so it never waits on the outer
@@ -10,6 +12,8 @@
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use sha2::{Digest, Sha256};
 
 /// (builtin name, cargo package, file name cargo gives the component)
 const PLUGINS: &[(&str, &str, &str)] = &[
@@ -77,8 +81,13 @@ fn main() {
     for (name, _, file) in PLUGINS {
         let built = target_dir.join(TARGET).join("release").join(file);
         let dest = out_dir.join(format!("{name}.wasm"));
-        std::fs::copy(&built, &dest)
-            .unwrap_or_else(|e| panic!("cannot copy {}: {e}", built.display()));
+        let bytes = std::fs::read(&built)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display()));
+        std::fs::write(&dest, &bytes)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", dest.display()));
+        let digest = out_dir.join(format!("{name}.sha256"));
+        std::fs::write(&digest, Sha256::digest(&bytes))
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", digest.display()));
     }
 }
 

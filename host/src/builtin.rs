@@ -1,18 +1,27 @@
 //! The first-party plugins, compiled into the binary by `build.rs`.
 
-/// The builtin plugins: the name used in `path = "builtin:NAME"` and the
-/// component's bytes.
-pub const BUILTINS: &[(&str, &[u8])] = &[
-    ("fs", include_bytes!(concat!(env!("OUT_DIR"), "/fs.wasm"))),
-    (
-        "search",
-        include_bytes!(concat!(env!("OUT_DIR"), "/search.wasm")),
-    ),
-    (
-        "research",
-        include_bytes!(concat!(env!("OUT_DIR"), "/research.wasm")),
-    ),
-];
+/// A plugin built into the binary.
+pub struct Builtin {
+    /// The name used in `path = "builtin:NAME"`.
+    pub name: &'static str,
+    /// The component.
+    pub wasm: &'static [u8],
+    /// The SHA-256 of `wasm`, computed by `build.rs`.
+    pub sha256: &'static [u8; 32],
+}
+
+macro_rules! builtin {
+    ($name:literal) => {
+        Builtin {
+            name: $name,
+            wasm: include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".wasm")),
+            sha256: include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".sha256")),
+        }
+    };
+}
+
+/// The builtin plugins.
+pub const BUILTINS: &[Builtin] = &[builtin!("fs"), builtin!("search"), builtin!("research")];
 
 /// The builtins the embedded default configuration serves, each with the
 /// current directory mounted read-only. `research` is left out: its first
@@ -21,13 +30,24 @@ pub const DEFAULT: &[&str] = &["fs", "search"];
 
 /// The builtin names, for configuration checks.
 pub fn names() -> Vec<&'static str> {
-    BUILTINS.iter().map(|(name, _)| *name).collect()
+    BUILTINS.iter().map(|builtin| builtin.name).collect()
 }
 
-/// The bytes of a builtin plugin.
-pub fn get(name: &str) -> Option<&'static [u8]> {
-    BUILTINS
-        .iter()
-        .find(|(builtin, _)| *builtin == name)
-        .map(|(_, bytes)| *bytes)
+/// The builtin plugin called `name`.
+pub fn get(name: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|builtin| builtin.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digests_match_the_embedded_bytes() {
+        use sha2::Digest;
+        for builtin in BUILTINS {
+            let digest: [u8; 32] = sha2::Sha256::digest(builtin.wasm).into();
+            assert_eq!(&digest, builtin.sha256, "{}", builtin.name);
+        }
+    }
 }

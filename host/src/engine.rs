@@ -3,23 +3,26 @@
 //! [`Engine`] owns the wasmtime engine every plugin shares. Calls enter the
 //! `Ticker` while they run, which advances the engine's epoch so that a
 //! store's epoch callback can stop a guest that overran its deadline or was
-//! cancelled; with no call running, the ticker thread sleeps. The
+//! cancelled; soon after the last call ends, the ticker thread sleeps. The
 //! `CompileCache` keeps compiled components on disk, keyed by the
 //! component's SHA-256 and the engine's configuration, so a restart does not
-//! recompile anything.
+//! recompile anything; an entry is mapped into memory, not read, so only the
+//! code a call runs becomes resident. Within one process, a component is
+//! compiled (or loaded) once however many plugins use the same bytes.
 
-use std::fs;
+use std::collections::HashMap;
+use std::fs::{self, File};
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::thread;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use sha2::{Digest, Sha256};
 use wasmtime::component::Component;
+use xxhash_rust::xxh3::Xxh3;
 
 /// How often the epoch advances while a call runs: the resolution of time
 /// limits and cancellation.
@@ -30,7 +33,12 @@ pub struct Engine {
     inner: wasmtime::Engine,
     ticker: Ticker,
     cache: Option<CompileCache>,
+    /// Components of this process by SHA-256; a slot is filled by the first
+    /// plugin that needs it while later ones with the same bytes wait.
+    compiled: Mutex<HashMap<[u8; 32], Arc<CompileSlot>>>,
 }
+
+type CompileSlot = OnceLock<Result<Component, String>>;
 
 impl Engine {
     /// Creates the engine. `cache_dir`, when given, holds compiled
@@ -58,6 +66,7 @@ impl Engine {
             inner,
             ticker,
             cache,
+            compiled: Mutex::new(HashMap::new()),
         })
     }
 
@@ -72,14 +81,27 @@ impl Engine {
     }
 
     /// Compiles a component, or loads it from the cache when an entry for
-    /// these exact bytes and this engine exists and is intact.
-    pub fn compile(&self, name: &str, bytes: &[u8]) -> Result<Component> {
-        let Some(cache) = &self.cache else {
-            return Component::new(&self.inner, bytes)
-                .map_err(anyhow::Error::from)
-                .with_context(|| format!("failed to compile plugin `{name}`"));
+    /// these exact bytes and this engine exists and is intact. `sha256` is
+    /// the digest of `bytes` (the builtins' are computed at build time).
+    pub fn compile(&self, name: &str, bytes: &[u8], sha256: &[u8; 32]) -> Result<Component> {
+        let slot = {
+            let mut compiled = self.compiled.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(compiled.entry(*sha256).or_default())
         };
-        let key = cache.key(bytes);
+        slot.get_or_init(|| {
+            self.compile_uncached(name, bytes, sha256)
+                .map_err(|error| format!("{error:#}"))
+        })
+        .clone()
+        .map_err(anyhow::Error::msg)
+        .with_context(|| format!("failed to compile plugin `{name}`"))
+    }
+
+    fn compile_uncached(&self, name: &str, bytes: &[u8], sha256: &[u8; 32]) -> Result<Component> {
+        let Some(cache) = &self.cache else {
+            return Ok(Component::new(&self.inner, bytes)?);
+        };
+        let key = cache.key(sha256);
         match cache.load(&self.inner, &key) {
             Ok(Some(component)) => {
                 tracing::debug!(plugin = name, "loaded compiled component from cache");
@@ -93,43 +115,59 @@ impl Engine {
                 );
             }
         }
-        let serialized = self
-            .inner
-            .precompile_component(bytes)
-            .map_err(anyhow::Error::from)
-            .with_context(|| format!("failed to compile plugin `{name}`"))?;
+        let serialized = self.inner.precompile_component(bytes)?;
         if let Err(error) = cache.store(&key, &serialized) {
             tracing::warn!(
                 plugin = name,
                 "could not write the compile cache: {error:#}"
             );
         }
-        CompileCache::deserialize(&self.inner, &serialized)
-            .with_context(|| format!("failed to load compiled plugin `{name}`"))
+        // SAFETY: these bytes are what this engine's `precompile_component`
+        // just returned.
+        #[allow(unsafe_code)]
+        Ok(unsafe { Component::deserialize(&self.inner, &serialized) }?)
     }
 }
 
-/// Advances the engine's epoch every [`TICK`] while at least one call runs.
+/// Advances the engine's epoch every [`TICK`] while calls run, and for
+/// [`LINGER`] after the last one, so that a steady stream of short calls does
+/// not wake the thread for each one.
 struct Ticker {
     active: Arc<AtomicUsize>,
+    parked: Arc<AtomicBool>,
     thread: thread::Thread,
 }
+
+/// How long the ticker keeps going with no call running before it sleeps.
+const LINGER: Duration = Duration::from_millis(500);
 
 impl Ticker {
     fn start(engine: wasmtime::Engine) -> Ticker {
         let active = Arc::new(AtomicUsize::new(0));
-        let counter = Arc::clone(&active);
+        let parked = Arc::new(AtomicBool::new(false));
+        let (counter, asleep) = (Arc::clone(&active), Arc::clone(&parked));
         let handle = thread::Builder::new()
             .name("toolcell-epoch".into())
             .spawn(move || {
+                let mut idle = Duration::ZERO;
                 loop {
-                    if counter.load(Ordering::Acquire) == 0 {
-                        // Woken by `enter`; a spurious wake-up just loops.
-                        thread::park();
+                    if counter.load(Ordering::SeqCst) > 0 {
+                        idle = Duration::ZERO;
+                    } else if idle >= LINGER {
+                        asleep.store(true, Ordering::SeqCst);
+                        // `enter` clears the flag after counting itself, and
+                        // unparks if it was set: no wake-up is lost.
+                        if counter.load(Ordering::SeqCst) == 0 {
+                            thread::park();
+                        }
+                        asleep.store(false, Ordering::SeqCst);
+                        idle = Duration::ZERO;
+                        continue;
                     } else {
-                        thread::sleep(TICK);
-                        engine.increment_epoch();
+                        idle += TICK;
                     }
+                    thread::sleep(TICK);
+                    engine.increment_epoch();
                 }
             });
         let thread = match handle {
@@ -141,11 +179,16 @@ impl Ticker {
                 thread::current()
             }
         };
-        Ticker { active, thread }
+        Ticker {
+            active,
+            parked,
+            thread,
+        }
     }
 
     fn enter(&self) -> TickGuard {
-        if self.active.fetch_add(1, Ordering::AcqRel) == 0 {
+        self.active.fetch_add(1, Ordering::SeqCst);
+        if self.parked.swap(false, Ordering::SeqCst) {
             self.thread.unpark();
         }
         TickGuard {
@@ -167,14 +210,27 @@ impl Drop for TickGuard {
 
 /// Compiled components on disk.
 ///
-/// An entry is `<component sha256>-<engine hash>.cwasm` and holds the SHA-256
-/// of its payload followed by the payload, so a truncated or altered file is
-/// detected and recompiled instead of being handed to wasmtime. Entries are
-/// written to a temporary file and renamed into place.
+/// An entry is `<component sha256>-<engine hash>.cwasm`: the bytes
+/// `precompile_component` produced, then a trailer of the XXH3-128 of those
+/// bytes and [`TRAILER_MAGIC`]. Loading hashes the file through a small
+/// buffer, refuses it on any mismatch (it is then recompiled and rewritten),
+/// and only then lets wasmtime map it, which also checks that the engine
+/// matches. Entries are written to a temporary file and renamed into place,
+/// so a reader never sees half an entry and a mapped entry is never
+/// rewritten in place.
+///
+/// The checksum catches truncation, bit rot and stray writes, not an
+/// attacker: whoever can write the user's cache directory can already change
+/// what the user runs.
 struct CompileCache {
     dir: PathBuf,
     engine_hash: String,
 }
+
+/// The end of every cache entry; a file without it is not one of ours.
+const TRAILER_MAGIC: &[u8; 8] = b"tcache01";
+/// The checksum then the magic.
+const TRAILER_LEN: u64 = 16 + TRAILER_MAGIC.len() as u64;
 
 impl CompileCache {
     fn open(dir: PathBuf, engine: &wasmtime::Engine) -> Result<CompileCache> {
@@ -188,9 +244,8 @@ impl CompileCache {
         })
     }
 
-    fn key(&self, bytes: &[u8]) -> String {
-        let digest = Sha256::digest(bytes);
-        format!("{}-{}", hex(&digest), self.engine_hash)
+    fn key(&self, sha256: &[u8; 32]) -> String {
+        format!("{}-{}", hex(sha256), self.engine_hash)
     }
 
     fn path(&self, key: &str) -> PathBuf {
@@ -199,42 +254,70 @@ impl CompileCache {
 
     fn load(&self, engine: &wasmtime::Engine, key: &str) -> Result<Option<Component>> {
         let path = self.path(key);
-        let data = match fs::read(&path) {
-            Ok(data) => data,
+        let file = match File::open(&path) {
+            Ok(file) => file,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(error) => {
-                return Err(error).with_context(|| format!("cannot read {}", path.display()));
+                return Err(error).with_context(|| format!("cannot open {}", path.display()));
             }
         };
-        let Some((digest, payload)) = data.split_at_checked(32) else {
-            anyhow::bail!("{} is truncated", path.display());
-        };
-        if Sha256::digest(payload).as_slice() != digest {
-            anyhow::bail!("{} is corrupt (checksum mismatch)", path.display());
-        }
-        Self::deserialize(engine, payload)
-            .map(Some)
-            .with_context(|| format!("{} does not load", path.display()))
+        verify(file).with_context(|| format!("{} is not intact", path.display()))?;
+        // SAFETY: the entry holds what `precompile_component` produced for
+        // this engine configuration (its checksum matched just now, and
+        // wasmtime checks the configuration again); entries are replaced by
+        // rename, never rewritten, so the mapping stays as checked.
+        #[allow(unsafe_code)]
+        let component = unsafe { Component::deserialize_file(engine, &path) }
+            .map_err(anyhow::Error::from)
+            .with_context(|| format!("{} does not load", path.display()))?;
+        Ok(Some(component))
     }
 
     fn store(&self, key: &str, payload: &[u8]) -> Result<()> {
         let mut file = tempfile::NamedTempFile::new_in(&self.dir)?;
-        file.write_all(&Sha256::digest(payload))?;
         file.write_all(payload)?;
+        file.write_all(&checksum(payload).to_le_bytes())?;
+        file.write_all(TRAILER_MAGIC)?;
         file.as_file().sync_all()?;
         file.persist(self.path(key))?;
         Ok(())
     }
+}
 
-    /// Loads bytes produced by `precompile_component`.
-    #[allow(unsafe_code)]
-    fn deserialize(engine: &wasmtime::Engine, payload: &[u8]) -> Result<Component> {
-        // SAFETY: `payload` is either what this engine's
-        // `precompile_component` just returned, or a cache entry whose
-        // SHA-256 matches the one written with it, in a directory only this
-        // user writes; wasmtime itself checks the engine compatibility.
-        Ok(unsafe { Component::deserialize(engine, payload) }?)
+fn checksum(payload: &[u8]) -> u128 {
+    let mut hasher = Xxh3::new();
+    hasher.update(payload);
+    hasher.digest128()
+}
+
+/// Checks an entry's trailer against its contents, reading through a
+/// buffer so the file's pages are not mapped into this process.
+fn verify(mut file: File) -> Result<()> {
+    let len = file.metadata()?.len();
+    let Some(payload_len) = len.checked_sub(TRAILER_LEN).filter(|&n| n > 0) else {
+        anyhow::bail!("truncated ({len} bytes)");
+    };
+    let mut hasher = Xxh3::new();
+    let mut buffer = vec![0u8; 256 * 1024];
+    let mut left = payload_len;
+    while left > 0 {
+        let want = usize::try_from(left)
+            .unwrap_or(usize::MAX)
+            .min(buffer.len());
+        file.read_exact(&mut buffer[..want])?;
+        hasher.update(&buffer[..want]);
+        left -= want as u64;
     }
+    let mut trailer = [0u8; TRAILER_LEN as usize];
+    file.read_exact(&mut trailer)?;
+    let (sum, magic) = trailer.split_at(16);
+    if magic != TRAILER_MAGIC {
+        anyhow::bail!("not a toolcell cache entry");
+    }
+    if sum != hasher.digest128().to_le_bytes() {
+        anyhow::bail!("checksum mismatch");
+    }
+    Ok(())
 }
 
 /// The default cache directory: `$TOOLCELL_CACHE_DIR`, else the user's cache
@@ -257,30 +340,59 @@ mod tests {
     fn cache_round_trip_and_corruption_recompiles() {
         let dir = tempfile::tempdir().unwrap();
         let wasm = empty_component();
+        let sha = sha256(&wasm);
         let engine = Engine::new(Some(dir.path().to_path_buf())).unwrap();
-        engine.compile("empty", &wasm).unwrap();
+        engine.compile("empty", &wasm, &sha).unwrap();
         let entries: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(entries.len(), 1, "one cache entry written");
         let entry = entries[0].as_ref().unwrap().path();
 
         // A second engine finds the entry.
         let cache = engine.cache.as_ref().unwrap();
-        let key = cache.key(&wasm);
+        let key = cache.key(&sha);
         assert!(cache.load(engine.wasmtime(), &key).unwrap().is_some());
 
         // Flip a byte: the entry is refused, and compile still succeeds and
         // rewrites it.
         let mut data = fs::read(&entry).unwrap();
-        let last = data.len() - 1;
-        data[last] ^= 0xff;
+        let middle = (data.len() - TRAILER_LEN as usize) / 2;
+        data[middle] ^= 0xff;
         fs::write(&entry, &data).unwrap();
         assert!(cache.load(engine.wasmtime(), &key).is_err());
-        engine.compile("empty", &wasm).unwrap();
+        Engine::new(Some(dir.path().to_path_buf()))
+            .unwrap()
+            .compile("empty", &wasm, &sha)
+            .unwrap();
         assert!(cache.load(engine.wasmtime(), &key).unwrap().is_some());
 
-        // A truncated entry too.
+        // A truncated entry too, and one cut just before its trailer.
         fs::write(&entry, b"short").unwrap();
         assert!(cache.load(engine.wasmtime(), &key).is_err());
+        fs::write(&entry, &data[..data.len() - TRAILER_LEN as usize]).unwrap();
+        assert!(cache.load(engine.wasmtime(), &key).is_err());
+    }
+
+    #[test]
+    fn same_bytes_compile_once() {
+        let wasm = empty_component();
+        let sha = sha256(&wasm);
+        let engine = Engine::new(None).unwrap();
+        engine.compile("a", &wasm, &sha).unwrap();
+        engine.compile("b", &wasm, &sha).unwrap();
+        assert_eq!(engine.compiled.lock().unwrap().len(), 1);
+
+        // A failure is remembered too, and named for each plugin.
+        let bad = b"not wasm".to_vec();
+        let bad_sha = sha256(&bad);
+        let first = engine.compile("c", &bad, &bad_sha).unwrap_err();
+        let second = engine.compile("d", &bad, &bad_sha).unwrap_err();
+        assert!(format!("{first:#}").contains("plugin `c`"), "{first:#}");
+        assert!(format!("{second:#}").contains("plugin `d`"), "{second:#}");
+    }
+
+    fn sha256(bytes: &[u8]) -> [u8; 32] {
+        use sha2::Digest;
+        sha2::Sha256::digest(bytes).into()
     }
 
     /// The smallest valid component, in binary form.

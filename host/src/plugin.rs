@@ -11,13 +11,13 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 use base64::Engine as _;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 use wasmtime::component::{Linker, ResourceTable};
 use wasmtime::{ResourceLimiter, Store, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
@@ -57,10 +57,17 @@ pub trait CallObserver: Send + Sync {
 /// What a call gets besides its arguments.
 #[derive(Clone, Default)]
 pub struct CallContext {
-    /// Set by the server when the client cancels the call.
-    pub cancelled: Arc<AtomicBool>,
+    /// The call stops as soon as any of these is cancelled: the client's
+    /// cancellation of the request, the server's shutdown.
+    pub cancel: Vec<CancellationToken>,
     /// Where progress and log lines go, if anywhere.
     pub observer: Option<Arc<dyn CallObserver>>,
+}
+
+impl CallContext {
+    fn is_cancelled(&self) -> bool {
+        self.cancel.iter().any(CancellationToken::is_cancelled)
+    }
 }
 
 /// Why a call produced no result from the plugin.
@@ -180,7 +187,9 @@ pub struct PluginSetup {
     /// The plugin's name from `plugins.toml`.
     pub name: String,
     /// The component's bytes.
-    pub wasm: Vec<u8>,
+    pub wasm: std::borrow::Cow<'static, [u8]>,
+    /// Their SHA-256, the compile cache's key.
+    pub sha256: [u8; 32],
     /// Mounts and environment.
     pub grants: Grants,
     /// The `config` table.
@@ -191,11 +200,13 @@ pub struct PluginSetup {
     pub overrides: BTreeMap<String, ToolOverride>,
 }
 
-impl Plugin {
-    /// Compiles and links the component and reads its tool descriptors.
-    pub fn load(engine: Arc<Engine>, setup: PluginSetup) -> Result<Plugin> {
-        let name: Arc<str> = Arc::from(setup.name.as_str());
-        let component = engine.compile(&name, &setup.wasm)?;
+/// What every plugin is linked against: WASI, `wasi:http` and the `host`
+/// interface. One serves every plugin of an engine.
+pub struct Imports(Linker<CallState>);
+
+impl Imports {
+    /// Links the sandbox's imports for `engine`.
+    pub fn new(engine: &Engine) -> Result<Imports> {
         let mut linker = Linker::<CallState>::new(engine.wasmtime());
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
@@ -203,7 +214,18 @@ impl Plugin {
             &mut linker,
             |state| state,
         )?;
-        let instance_pre = linker
+        Ok(Imports(linker))
+    }
+}
+
+impl Plugin {
+    /// Compiles and links the component and reads its tool descriptors.
+    pub fn load(engine: Arc<Engine>, imports: &Imports, setup: PluginSetup) -> Result<Plugin> {
+        let name: Arc<str> = Arc::from(setup.name.as_str());
+        let component = engine.compile(&name, &setup.wasm, &setup.sha256)?;
+        drop(setup.wasm);
+        let instance_pre = imports
+            .0
             .instantiate_pre(&component)
             .map_err(anyhow::Error::from)
             .with_context(|| format!("plugin `{name}` needs imports the sandbox does not offer"))?;
@@ -335,18 +357,17 @@ impl Plugin {
             plugin: self.name.clone(),
             tool: Arc::from(what),
             config: self.config.clone(),
-            observer: cx.observer.clone(),
-            cancelled: cx.cancelled.clone(),
+            cx: cx.clone(),
             last_progress: None,
         };
         let mut store = Store::new(self.engine.wasmtime(), state);
         store.limiter(|state| &mut state.limiter);
         let timeout = Duration::from_millis(limits.timeout_ms);
         let deadline = Instant::now() + timeout;
-        let cancelled = cx.cancelled.clone();
+        let cancel = cx.clone();
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(move |_| {
-            if cancelled.load(Ordering::Relaxed) {
+            if cancel.is_cancelled() {
                 Err(Interrupt::Cancelled.into())
             } else if Instant::now() >= deadline {
                 Err(Interrupt::Timeout.into())
@@ -435,8 +456,7 @@ pub struct CallState {
     plugin: Arc<str>,
     tool: Arc<str>,
     config: Arc<BTreeMap<String, String>>,
-    observer: Option<Arc<dyn CallObserver>>,
-    cancelled: Arc<AtomicBool>,
+    cx: CallContext,
     last_progress: Option<f64>,
 }
 
@@ -469,7 +489,7 @@ impl bindings::toolcell::plugin::host::Host for CallState {
             LogLevel::Warning => tracing::warn!(plugin, tool, "{message}"),
             LogLevel::Error => tracing::error!(plugin, tool, "{message}"),
         }
-        if let Some(observer) = &self.observer {
+        if let Some(observer) = &self.cx.observer {
             observer.log(level, &message);
         }
     }
@@ -481,13 +501,13 @@ impl bindings::toolcell::plugin::host::Host for CallState {
             return;
         }
         self.last_progress = Some(progress);
-        if let Some(observer) = &self.observer {
+        if let Some(observer) = &self.cx.observer {
             observer.progress(progress, total.filter(|t| t.is_finite()), message);
         }
     }
 
     fn is_cancelled(&mut self) -> bool {
-        self.cancelled.load(Ordering::Relaxed)
+        self.cx.is_cancelled()
     }
 
     fn get_config(&mut self, key: String) -> Option<String> {

@@ -2,12 +2,13 @@
 //!
 //! [`Server`] lists the enabled tools and routes each `tools/call` to its
 //! plugin: it validates the arguments against the tool's input schema, then
-//! runs the call on a blocking thread (bounded by `max_concurrent_calls`)
-//! with the request's cancellation token and progress token wired to the
-//! sandbox. A tool that fails is a result with `isError: true`; an unknown
-//! tool is JSON-RPC error -32602. [`serve_stdio`] runs it over stdin/stdout,
-//! answering a line that is not JSON with a parse error (-32700) instead of
-//! dropping it, and ends when stdin closes.
+//! runs the call (at most `max_concurrent_calls` at once) in place with
+//! `block_in_place`, with the request's cancellation token and progress
+//! token wired to the sandbox. A tool that fails is a result with `isError: true`; an unknown
+//! tool is JSON-RPC error -32602. [`serve_stdio`] runs it over stdin/stdout
+//! with a line transport of its own, which answers a line that is not JSON
+//! with a parse error (-32700) instead of dropping it, and ends when stdin
+//! closes.
 
 // MCP logging (`logging/setLevel`, `notifications/message`) is part of the
 // 2025-11-25 revision this server implements; rmcp marks it deprecated
@@ -28,6 +29,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::runtime::RuntimeFlavor;
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 
@@ -131,8 +133,14 @@ impl Server {
         let text = arguments.to_string();
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         let _in_flight = InFlight(self.in_flight.clone());
-        let joined =
-            tokio::task::spawn_blocking(move || route.plugin.call(&route.spec, text, &cx)).await;
+        let run = move || route.plugin.call(&route.spec, text, &cx);
+        // On a multi-threaded runtime the call runs right here, and the
+        // worker hands its other tasks to another thread; that saves a trip
+        // to a blocking thread and back on every call.
+        let joined = match tokio::runtime::Handle::current().runtime_flavor() {
+            RuntimeFlavor::MultiThread => Ok(tokio::task::block_in_place(run)),
+            _ => tokio::task::spawn_blocking(run).await,
+        };
         Ok(match joined {
             Ok(Ok(result)) => result,
             Ok(Err(error)) => error_result(error.to_string()),
@@ -209,6 +217,39 @@ fn rank(level: LoggingLevel) -> u8 {
     }
 }
 
+/// Sends a call's reports as notifications until the call ends.
+async fn notify(
+    mut reports: mpsc::UnboundedReceiver<Report>,
+    peer: rmcp::Peer<RoleServer>,
+    progress_token: Option<rmcp::model::ProgressToken>,
+    tool: String,
+) {
+    while let Some(report) = reports.recv().await {
+        let sent = match report {
+            Report::Progress(progress, total, message) => {
+                let Some(token) = progress_token.clone() else {
+                    continue;
+                };
+                let mut param = ProgressNotificationParam::new(token, progress);
+                param.total = total;
+                param.message = message;
+                peer.notify_progress(param).await
+            }
+            Report::Log(level, message) => {
+                let mut param = LoggingMessageNotificationParam::new(
+                    mcp_level(level),
+                    serde_json::json!({ "tool": tool, "message": message }),
+                );
+                param.logger = Some("toolcell".to_string());
+                peer.notify_logging_message(param).await
+            }
+        };
+        if let Err(error) = sent {
+            tracing::debug!("cannot send a notification: {error}");
+        }
+    }
+}
+
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
@@ -259,70 +300,31 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let mut call = CallContext::default();
-
-        let cancelled = call.cancelled.clone();
-        let ct = cx.ct.clone();
-        let stopping = self.stopping.clone();
-        let watcher = tokio::spawn(async move {
-            tokio::select! {
-                _ = ct.cancelled() => {}
-                _ = stopping.cancelled() => {}
-            }
-            cancelled.store(true, Ordering::Relaxed);
-        });
-
         let name = request.name.to_string();
-        let arguments = request.arguments;
         let progress_token = cx.meta.get_progress_token();
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        call.observer = Some(Arc::new(Reporter {
-            tx,
-            wants_progress: progress_token.is_some(),
-            log_level: self.log_level.clone(),
-        }));
-        // Reports become notifications here, in the request's own task, as
-        // the call runs. (Over Streamable HTTP, rmcp puts progress on the
+        let mut call = CallContext {
+            cancel: vec![cx.ct.clone(), self.stopping.clone()],
+            observer: None,
+        };
+        // Reports become notifications in a task of their own, as the call
+        // runs; none is started when the client asked for neither progress
+        // nor log messages. (Over Streamable HTTP, rmcp puts progress on the
         // request's stream and log messages on the session's GET stream.)
-        let send = |report: Report| {
-            let peer = cx.peer.clone();
-            let token = progress_token.clone();
-            let tool = name.clone();
-            async move {
-                let sent = match report {
-                    Report::Progress(progress, total, message) => {
-                        let Some(token) = token else { return };
-                        let mut param = ProgressNotificationParam::new(token, progress);
-                        param.total = total;
-                        param.message = message;
-                        peer.notify_progress(param).await
-                    }
-                    Report::Log(level, message) => {
-                        let mut param = LoggingMessageNotificationParam::new(
-                            mcp_level(level),
-                            serde_json::json!({ "tool": tool, "message": message }),
-                        );
-                        param.logger = Some("toolcell".to_string());
-                        peer.notify_logging_message(param).await
-                    }
-                };
-                if let Err(error) = sent {
-                    tracing::debug!("cannot send a notification: {error}");
-                }
-            }
-        };
-        let running = self.call(&name, arguments, call);
-        tokio::pin!(running);
-        let result = loop {
-            tokio::select! {
-                result = &mut running => break result,
-                Some(report) = rx.recv() => send(report).await,
-            }
-        };
-        watcher.abort();
-        // Reports queued just before the call ended go out before the response.
-        while let Ok(report) = rx.try_recv() {
-            send(report).await;
+        let reporter = (progress_token.is_some() || self.log_level.load(Ordering::Relaxed) != 0)
+            .then(|| {
+                let (tx, rx) = mpsc::unbounded_channel();
+                call.observer = Some(Arc::new(Reporter {
+                    tx,
+                    wants_progress: progress_token.is_some(),
+                    log_level: self.log_level.clone(),
+                }));
+                tokio::spawn(notify(rx, cx.peer.clone(), progress_token, name.clone()))
+            });
+        let result = self.call(&name, request.arguments, call).await;
+        // The call's end closed the channel: once the task has sent what was
+        // queued, the response may follow.
+        if let Some(reporter) = reporter {
+            let _ = reporter.await;
         }
         if cx.ct.is_cancelled() {
             // MCP: a cancelled request gets no response. Hold this one until
@@ -342,98 +344,18 @@ impl ServerHandler for Server {
 const MAX_LINE: usize = 64 * 1024 * 1024;
 
 /// Serves MCP on stdin/stdout until stdin closes.
-///
-/// rmcp ignores lines that are not JSON; JSON-RPC asks for a parse error, so
-/// stdin passes through a filter that answers those itself. Both rmcp's
-/// output and those answers go through one writer, a whole line at a time.
 pub async fn serve_stdio(server: Server) -> Result<()> {
-    let (mut to_rmcp, rmcp_in) = tokio::io::duplex(1 << 16);
-    let (rmcp_out, from_rmcp) = tokio::io::duplex(1 << 16);
-    let (errors_tx, mut errors_rx) = mpsc::unbounded_channel::<Vec<u8>>();
-
-    let reader = tokio::spawn(async move {
-        let mut stdin = BufReader::new(tokio::io::stdin());
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            let read = (&mut stdin)
-                .take(MAX_LINE as u64 + 1)
-                .read_until(b'\n', &mut line)
-                .await;
-            match read {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(error) => {
-                    tracing::error!("cannot read stdin: {error}");
-                    break;
-                }
-            }
-            if line.len() > MAX_LINE && line.last() != Some(&b'\n') {
-                // Skip the rest of the oversized line.
-                let mut rest = Vec::new();
-                if stdin.read_until(b'\n', &mut rest).await.is_err() {
-                    break;
-                }
-                let _ = errors_tx.send(parse_error(&format!(
-                    "message longer than {MAX_LINE} bytes"
-                )));
-                continue;
-            }
-            let body = line.trim_ascii();
-            if body.is_empty() {
-                continue;
-            }
-            if let Err(error) = serde_json::from_slice::<serde::de::IgnoredAny>(body)
-                && (error.is_syntax() || error.is_eof())
-            {
-                tracing::debug!("answering a line that is not JSON: {error}");
-                let _ = errors_tx.send(parse_error(&error.to_string()));
-                continue;
-            }
-            if to_rmcp.write_all(body).await.is_err() || to_rmcp.write_all(b"\n").await.is_err() {
-                break;
-            }
-        }
-        // Dropping `to_rmcp` closes rmcp's input: the service stops.
-    });
-
-    let writer = tokio::spawn(async move {
-        let mut stdout = tokio::io::stdout();
-        let mut from_rmcp = BufReader::new(from_rmcp);
-        let mut line = Vec::new();
-        let mut rmcp_open = true;
-        let mut errors_open = true;
-        loop {
-            let message = tokio::select! {
-                read = from_rmcp.read_until(b'\n', &mut line), if rmcp_open => match read {
-                    Ok(0) | Err(_) => {
-                        rmcp_open = false;
-                        continue;
-                    }
-                    Ok(_) => std::mem::take(&mut line),
-                },
-                message = errors_rx.recv(), if errors_open => match message {
-                    Some(message) => message,
-                    None => {
-                        errors_open = false;
-                        continue;
-                    }
-                },
-                else => return,
-            };
-            if stdout.write_all(&message).await.is_err() || stdout.flush().await.is_err() {
-                return;
-            }
-        }
-    });
-
-    let running = match server.clone().serve((rmcp_in, rmcp_out)).await {
+    let (input, output) = rmcp::transport::stdio_pipes();
+    let transport = StdioTransport {
+        input: BufReader::new(input),
+        line: Vec::new(),
+        output: Arc::new(tokio::sync::Mutex::new(output)),
+    };
+    let running = match server.clone().serve(transport).await {
         Ok(running) => running,
         // A client that goes away before the handshake is a normal end.
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(during)) => {
             tracing::info!("stdin closed before the session started ({during})");
-            reader.abort();
-            let _ = writer.await;
             return Ok(());
         }
         Err(error) => return Err(error.into()),
@@ -441,18 +363,138 @@ pub async fn serve_stdio(server: Server) -> Result<()> {
     let reason = running.waiting().await;
     tracing::debug!("MCP session ended: {reason:?}");
     server.close();
-    reader.abort();
-    let _ = writer.await;
     Ok(())
 }
 
-fn parse_error(detail: &str) -> Vec<u8> {
-    let mut message = serde_json::to_vec(&serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": null,
-        "error": { "code": -32700, "message": format!("Parse error: {detail}") },
-    }))
-    .unwrap_or_default();
+/// MCP over stdin and stdout, one JSON-RPC message per line.
+///
+/// Unlike rmcp's own line transport, it answers a line that is not JSON
+/// with a parse error (-32700), as JSON-RPC asks, and well-formed JSON that
+/// is not a message with an invalid-request error (-32600); notifications it
+/// does not know are ignored. Each line is parsed once, and when stdin and
+/// stdout are pipes (as MCP clients start servers) they are read and written
+/// on the runtime's reactor, not through blocking threads.
+struct StdioTransport {
+    input: BufReader<rmcp::transport::StdioReader>,
+    /// The line being read; it survives a `receive` that rmcp drops midway.
+    line: Vec<u8>,
+    output: Arc<tokio::sync::Mutex<rmcp::transport::StdioWriter>>,
+}
+
+impl StdioTransport {
+    /// Reads one line into `self.line`; `Ok(false)` at the end of input.
+    /// Cancel-safe: a partial line stays in `self.line`.
+    async fn read_line(&mut self) -> std::io::Result<bool> {
+        loop {
+            let room = (MAX_LINE + 1).saturating_sub(self.line.len());
+            let read = (&mut self.input)
+                .take(room as u64)
+                .read_until(b'\n', &mut self.line)
+                .await?;
+            if read == 0 {
+                // The end of input; a last line may lack its newline.
+                return Ok(!self.line.is_empty());
+            }
+            if self.line.last() == Some(&b'\n') {
+                return Ok(true);
+            }
+            if self.line.len() > MAX_LINE {
+                // Skip the rest of the oversized line, then refuse it.
+                let mut rest = Vec::new();
+                self.input.read_until(b'\n', &mut rest).await?;
+                self.line.clear();
+                self.reply(json_rpc_error(
+                    Value::Null,
+                    -32700,
+                    &format!("Parse error: message longer than {MAX_LINE} bytes"),
+                ))
+                .await?;
+            }
+        }
+    }
+
+    async fn reply(&self, message: Vec<u8>) -> std::io::Result<()> {
+        write_line(&self.output, message).await
+    }
+}
+
+async fn write_line(
+    output: &tokio::sync::Mutex<rmcp::transport::StdioWriter>,
+    mut message: Vec<u8>,
+) -> std::io::Result<()> {
     message.push(b'\n');
-    message
+    let mut output = output.lock().await;
+    output.write_all(&message).await?;
+    output.flush().await
+}
+
+impl rmcp::transport::Transport<RoleServer> for StdioTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: rmcp::service::TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = std::io::Result<()>> + Send + 'static {
+        let output = Arc::clone(&self.output);
+        async move {
+            let message = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
+            write_line(&output, message).await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleServer>> {
+        loop {
+            match self.read_line().await {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(error) => {
+                    tracing::error!("cannot read stdin: {error}");
+                    return None;
+                }
+            }
+            let line = std::mem::take(&mut self.line);
+            let body = line.trim_ascii();
+            if body.is_empty() {
+                continue;
+            }
+            let error = match serde_json::from_slice(body) {
+                Ok(message) => return Some(message),
+                Err(error) => error,
+            };
+            let reply = if error.is_syntax() || error.is_eof() {
+                tracing::debug!("answering a line that is not JSON: {error}");
+                json_rpc_error(Value::Null, -32700, &format!("Parse error: {error}"))
+            } else {
+                let value: Value = serde_json::from_slice(body).unwrap_or_default();
+                let id = value.get("id").cloned();
+                if id.is_none() && value.get("method").is_some() {
+                    tracing::debug!("ignoring a notification this server does not know: {error}");
+                    continue;
+                }
+                tracing::debug!("answering a message that is not a valid request: {error}");
+                json_rpc_error(
+                    id.unwrap_or(Value::Null),
+                    -32600,
+                    &format!("Invalid request: {error}"),
+                )
+            };
+            if let Err(error) = self.reply(reply).await {
+                tracing::error!("cannot write stdout: {error}");
+                return None;
+            }
+        }
+    }
+
+    async fn close(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn json_rpc_error(id: Value, code: i32, message: &str) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": { "code": code, "message": message },
+    }))
+    .unwrap_or_default()
 }

@@ -6,15 +6,19 @@
 //! `tools` allow-list. A tool name offered by two plugins is an error that
 //! names both. [`Route`] ties a tool to the plugin that runs it.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
 
 use crate::builtin;
 use crate::config::{Config, PluginConfig, PluginSource};
 use crate::engine::Engine;
-use crate::plugin::{Plugin, PluginSetup, ToolSpec};
+use crate::plugin::{Imports, Plugin, PluginSetup, ToolSpec};
 use crate::sandbox::Grants;
 
 /// A tool and the plugin that runs it.
@@ -50,20 +54,9 @@ impl Toolbox {
     /// tool of the same name; a plugin that fails to load is recorded and
     /// logged.
     pub fn load(config: &Config, engine: &Arc<Engine>) -> Result<Toolbox> {
-        let loaded: Vec<Result<Plugin>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = config
-                .plugins
-                .iter()
-                .map(|plugin| scope.spawn(|| load_plugin(engine, plugin)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|handle| {
-                    handle
-                        .join()
-                        .unwrap_or_else(|_| Err(anyhow::anyhow!("loading panicked")))
-                })
-                .collect()
+        let imports = Imports::new(engine)?;
+        let loaded = in_parallel(&config.plugins, |plugin| {
+            load_plugin(engine, &imports, plugin)
         });
 
         let mut toolbox = Toolbox {
@@ -194,13 +187,53 @@ fn enabled(config: &Config, plugin: &PluginConfig, spec: &ToolSpec) -> bool {
             .is_none_or(|allowed| allowed.contains(&spec.name))
 }
 
-fn load_plugin(engine: &Arc<Engine>, config: &PluginConfig) -> Result<Plugin> {
-    let wasm = match &config.source {
-        PluginSource::Builtin(name) => builtin::get(name)
-            .with_context(|| format!("there is no builtin plugin `{name}`"))?
-            .to_vec(),
+/// Runs `f` on every item, on at most one thread per core, and returns the
+/// results in order. A panic becomes that item's error.
+fn in_parallel<T: Sync, R: Send + Sync>(
+    items: &[T],
+    f: impl Fn(&T) -> Result<R> + Sync,
+) -> Vec<Result<R>> {
+    let slots: Vec<OnceLock<Result<R>>> = items.iter().map(|_| OnceLock::new()).collect();
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(2, usize::from)
+        .min(items.len());
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let (Some(item), Some(slot)) = (items.get(index), slots.get(index)) else {
+                        return;
+                    };
+                    let result = std::panic::catch_unwind(AssertUnwindSafe(|| f(item)))
+                        .unwrap_or_else(|_| Err(anyhow::anyhow!("loading panicked")));
+                    let _ = slot.set(result);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(|| Err(anyhow::anyhow!("not loaded")))
+        })
+        .collect()
+}
+
+fn load_plugin(engine: &Arc<Engine>, imports: &Imports, config: &PluginConfig) -> Result<Plugin> {
+    let (wasm, sha256) = match &config.source {
+        PluginSource::Builtin(name) => {
+            let builtin = builtin::get(name)
+                .with_context(|| format!("there is no builtin plugin `{name}`"))?;
+            (Cow::Borrowed(builtin.wasm), *builtin.sha256)
+        }
         PluginSource::File(path) => {
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?
+            let bytes =
+                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let sha256 = Sha256::digest(&bytes).into();
+            (Cow::Owned(bytes), sha256)
         }
     };
     let mut env = Vec::new();
@@ -223,9 +256,11 @@ fn load_plugin(engine: &Arc<Engine>, config: &PluginConfig) -> Result<Plugin> {
     let started = std::time::Instant::now();
     let plugin = Plugin::load(
         engine.clone(),
+        imports,
         PluginSetup {
             name: config.name.clone(),
             wasm,
+            sha256,
             grants: Grants {
                 mounts: config.mounts.clone(),
                 env,
