@@ -125,6 +125,24 @@ pub struct ToolOverride {
     pub limits: Limits,
 }
 
+impl Config {
+    /// The largest `memory_mb` any plugin or tool is given.
+    pub fn largest_memory_mb(&self) -> u64 {
+        self.plugins
+            .iter()
+            .flat_map(|plugin| {
+                std::iter::once(plugin.limits.memory_mb).chain(
+                    plugin
+                        .tools_overrides
+                        .values()
+                        .map(|tool| tool.limits.memory_mb),
+                )
+            })
+            .max()
+            .unwrap_or(Limits::default().memory_mb)
+    }
+}
+
 impl PluginConfig {
     /// The mounts a tool gets: its override, or the plugin's.
     pub fn mounts_for(&self, tool: &str) -> &[Mount] {

@@ -40,14 +40,46 @@ pub struct Engine {
 
 type CompileSlot = OnceLock<Result<Component, String>>;
 
+/// How many instances may exist at once and how big their memories may grow:
+/// the size of the engine's pool of instance slots.
+#[derive(Clone, Copy, Debug)]
+pub struct Capacity {
+    /// Component instances alive at once: calls running, plus plugins
+    /// listing their tools while they load.
+    pub instances: u32,
+    /// The largest linear memory any plugin may grow to, in bytes.
+    pub memory_bytes: u64,
+}
+
+impl Default for Capacity {
+    /// 64 instances of up to 256 MiB.
+    fn default() -> Capacity {
+        Capacity {
+            instances: 64,
+            memory_bytes: 256 << 20,
+        }
+    }
+}
+
+/// Linear memory kept mapped in a free slot and reset in place, so the next
+/// call into the same plugin takes no page faults and the host unmaps
+/// nothing per call.
+const KEEP_RESIDENT: usize = 2 << 20;
+
 impl Engine {
     /// Creates the engine. `cache_dir`, when given, holds compiled
     /// components; it is created if missing, and a cache that cannot be used
     /// only costs compile time.
-    pub fn new(cache_dir: Option<PathBuf>) -> Result<Engine> {
+    ///
+    /// Instances come from a pool sized by `capacity`: a call then reuses a
+    /// slot, its memory reset in place, instead of mapping and unmapping
+    /// gigabytes of address space, which on a multi-core machine also
+    /// interrupts every core to flush its TLB.
+    pub fn new(cache_dir: Option<PathBuf>, capacity: Capacity) -> Result<Engine> {
         let mut config = wasmtime::Config::new();
         config.wasm_component_model(true);
         config.epoch_interruption(true);
+        config.allocation_strategy(pool(capacity));
         let inner = wasmtime::Engine::new(&config)
             .map_err(anyhow::Error::from)
             .context("failed to create the wasmtime engine")?;
@@ -127,6 +159,26 @@ impl Engine {
         #[allow(unsafe_code)]
         Ok(unsafe { Component::deserialize(&self.inner, &serialized) }?)
     }
+}
+
+/// The instance pool for `capacity`. A component built from Rust has a few
+/// core instances (the program and the adapter's shims), one memory and a
+/// few tables; the per-component counts leave room for bigger ones.
+fn pool(capacity: Capacity) -> wasmtime::InstanceAllocationStrategy {
+    let instances = capacity.instances.max(1);
+    let mut pool = wasmtime::PoolingAllocationConfig::new();
+    pool.total_component_instances(instances)
+        .total_core_instances(instances.saturating_mul(8))
+        .total_memories(instances.saturating_mul(2))
+        .total_tables(instances.saturating_mul(8))
+        .total_stacks(instances)
+        .max_memory_size(usize::try_from(capacity.memory_bytes).unwrap_or(usize::MAX))
+        .table_elements(100_000)
+        .max_unused_warm_slots(instances)
+        .linear_memory_keep_resident(KEEP_RESIDENT)
+        .table_keep_resident(64 << 10)
+        .pagemap_scan(wasmtime::Enabled::Auto);
+    wasmtime::InstanceAllocationStrategy::Pooling(pool)
 }
 
 /// Advances the engine's epoch every [`TICK`] while calls run, and for
@@ -341,7 +393,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let wasm = empty_component();
         let sha = sha256(&wasm);
-        let engine = Engine::new(Some(dir.path().to_path_buf())).unwrap();
+        let engine = Engine::new(Some(dir.path().to_path_buf()), Capacity::default()).unwrap();
         engine.compile("empty", &wasm, &sha).unwrap();
         let entries: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(entries.len(), 1, "one cache entry written");
@@ -359,7 +411,7 @@ mod tests {
         data[middle] ^= 0xff;
         fs::write(&entry, &data).unwrap();
         assert!(cache.load(engine.wasmtime(), &key).is_err());
-        Engine::new(Some(dir.path().to_path_buf()))
+        Engine::new(Some(dir.path().to_path_buf()), Capacity::default())
             .unwrap()
             .compile("empty", &wasm, &sha)
             .unwrap();
@@ -376,7 +428,7 @@ mod tests {
     fn same_bytes_compile_once() {
         let wasm = empty_component();
         let sha = sha256(&wasm);
-        let engine = Engine::new(None).unwrap();
+        let engine = Engine::new(None, Capacity::default()).unwrap();
         engine.compile("a", &wasm, &sha).unwrap();
         engine.compile("b", &wasm, &sha).unwrap();
         assert_eq!(engine.compiled.lock().unwrap().len(), 1);

@@ -202,7 +202,12 @@ fn load_toolbox(common: &Common, config: &Config) -> Result<Arc<Toolbox>> {
     } else {
         common.cache_dir.clone().or_else(engine::default_cache_dir)
     };
-    let engine = Arc::new(Engine::new(cache_dir)?);
+    let loaders = std::thread::available_parallelism().map_or(2, usize::from);
+    let capacity = engine::Capacity {
+        instances: u32::try_from(config.max_concurrent_calls + loaders + 4).unwrap_or(u32::MAX),
+        memory_bytes: config.largest_memory_mb() << 20,
+    };
+    let engine = Arc::new(Engine::new(cache_dir, capacity)?);
     let toolbox = Toolbox::load(config, &engine)?;
     for warning in toolbox.warnings() {
         tracing::warn!("{warning}");
