@@ -24,7 +24,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use crate::config::{Limits, Mount, ToolOverride};
-use crate::engine::Engine;
+use crate::engine::{Engine, TickGuard};
 use crate::sandbox::{self, Grants, NetworkPolicy};
 
 mod bindings {
@@ -33,8 +33,9 @@ mod bindings {
         world: "toolcell:plugin/plugin@0.1.0",
         with: {
             "wasi:http": wasmtime_wasi_http::p2::bindings::http,
-            "wasi": wasmtime_wasi::p2::bindings::sync,
+            "wasi": wasmtime_wasi::p2::bindings,
         },
+        exports: { default: async },
         require_store_data_send: true,
     });
 }
@@ -208,8 +209,8 @@ impl Imports {
     /// Links the sandbox's imports for `engine`.
     pub fn new(engine: &Engine) -> Result<Imports> {
         let mut linker = Linker::<CallState>::new(engine.wasmtime());
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
-        wasmtime_wasi_http::p2::add_only_http_to_linker_sync(&mut linker)?;
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
         bindings::toolcell::plugin::host::add_to_linker::<_, wasmtime::component::HasSelf<_>>(
             &mut linker,
             |state| state,
@@ -243,13 +244,7 @@ impl Plugin {
             limits: setup.limits,
             tools: Vec::new(),
         };
-        let descriptors = plugin
-            .run(
-                &ToolScope::listing(plugin.limits),
-                &CallContext::default(),
-                |bindings, store| bindings.toolcell_plugin_tools().call_list_tools(store),
-            )
-            .map_err(|error| anyhow!("{error}"))
+        let descriptors = list_tools(&plugin)
             .with_context(|| format!("plugin `{}` failed to list its tools", plugin.name))?;
         let mut tools = Vec::with_capacity(descriptors.len());
         for descriptor in descriptors {
@@ -292,9 +287,9 @@ impl Plugin {
 
     /// Runs one call in a fresh instance and converts its result for MCP.
     ///
-    /// Blocks the thread: run it on a blocking thread, never on the async
-    /// runtime's workers.
-    pub fn call(
+    /// The guest runs on a fiber within the calling task and yields to the
+    /// runtime at every epoch tick, so a long call does not hold a worker.
+    pub async fn call(
         &self,
         tool: &ToolSpec,
         arguments: String,
@@ -312,24 +307,21 @@ impl Plugin {
             read_only: tool.read_only,
             limits: tool.limits,
         };
-        let result = self.run(&scope, cx, |bindings, store| {
-            bindings
-                .toolcell_plugin_tools()
-                .call_call_tool(store, &call)
-        })?;
+        let mut run = self.start(&scope, cx).await?;
+        let result = run
+            .bindings
+            .toolcell_plugin_tools()
+            .call_call_tool(&mut run.store, &call)
+            .await;
+        let result = result.map_err(|error| self.failure(&run.store, &scope, error))?;
         to_mcp(result, tool.limits.max_output_bytes).map_err(|reason| CallError::InvalidResult {
             tool: tool.name.clone(),
             reason,
         })
     }
 
-    /// Instantiates the component in a fresh store and runs `f` on it.
-    fn run<R>(
-        &self,
-        scope: &ToolScope<'_>,
-        cx: &CallContext,
-        f: impl FnOnce(&bindings::Plugin, &mut Store<CallState>) -> wasmtime::Result<R>,
-    ) -> Result<R, CallError> {
+    /// A fresh store and instance for one run, with the scope's limits.
+    async fn start(&self, scope: &ToolScope<'_>, cx: &CallContext) -> Result<Run, CallError> {
         let what = scope.name;
         let limits = scope.limits;
         let wasi = sandbox::wasi_ctx(
@@ -372,43 +364,83 @@ impl Plugin {
             } else if Instant::now() >= deadline {
                 Err(Interrupt::Timeout.into())
             } else {
-                Ok(UpdateDeadline::Continue(1))
+                Ok(UpdateDeadline::Yield(1))
             }
         });
-        let _ticking = self.engine.tick();
-        let outcome = self
-            .pre
-            .instantiate(&mut store)
-            .and_then(|bindings| f(&bindings, &mut store));
-        outcome.map_err(|error| {
-            let tool = what.to_string();
-            if let Some(interrupt) = error.downcast_ref::<Interrupt>() {
-                return match interrupt {
-                    Interrupt::Timeout => CallError::Timeout {
-                        tool,
-                        ms: limits.timeout_ms,
-                    },
-                    Interrupt::Cancelled => CallError::Cancelled { tool },
-                };
-            }
-            if store.data().limiter.hit {
-                return CallError::OutOfMemory {
-                    tool,
-                    mb: limits.memory_mb,
-                };
-            }
-            tracing::warn!(plugin = &*self.name, tool = %tool, "plugin trapped: {error:?}");
-            let reason = match error.downcast_ref::<wasmtime::Trap>() {
-                Some(wasmtime::Trap::StackOverflow) => "stack overflow".to_string(),
-                Some(wasmtime::Trap::UnreachableCodeReached) => {
-                    "it panicked or aborted".to_string()
-                }
-                Some(trap) => trap.to_string(),
-                None => format!("{error}"),
-            };
-            CallError::Trap { tool, reason }
-        })
+        let ticking = self.engine.tick();
+        match self.pre.instantiate_async(&mut store).await {
+            Ok(bindings) => Ok(Run {
+                store,
+                bindings,
+                _ticking: ticking,
+            }),
+            Err(error) => Err(self.failure(&store, scope, error)),
+        }
     }
+
+    /// Turns what stopped a run into the error the model reads.
+    fn failure(
+        &self,
+        store: &Store<CallState>,
+        scope: &ToolScope<'_>,
+        error: wasmtime::Error,
+    ) -> CallError {
+        let tool = scope.name.to_string();
+        let limits = scope.limits;
+        if let Some(interrupt) = error.downcast_ref::<Interrupt>() {
+            return match interrupt {
+                Interrupt::Timeout => CallError::Timeout {
+                    tool,
+                    ms: limits.timeout_ms,
+                },
+                Interrupt::Cancelled => CallError::Cancelled { tool },
+            };
+        }
+        if store.data().limiter.hit {
+            return CallError::OutOfMemory {
+                tool,
+                mb: limits.memory_mb,
+            };
+        }
+        tracing::warn!(plugin = &*self.name, tool = %tool, "plugin trapped: {error:?}");
+        let reason = match error.downcast_ref::<wasmtime::Trap>() {
+            Some(wasmtime::Trap::StackOverflow) => "stack overflow".to_string(),
+            Some(wasmtime::Trap::UnreachableCodeReached) => "it panicked or aborted".to_string(),
+            Some(trap) => trap.to_string(),
+            None => format!("{error}"),
+        };
+        CallError::Trap { tool, reason }
+    }
+}
+
+/// Asks a freshly loaded plugin for its tools, in an instance that can reach
+/// nothing. Loading runs on plain threads, so this drives the run with a
+/// small runtime of its own.
+fn list_tools(plugin: &Plugin) -> Result<Vec<wit_types::ToolDescriptor>> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start a runtime to list the tools")?;
+    let scope = ToolScope::listing(plugin.limits);
+    runtime.block_on(async {
+        let mut run = plugin
+            .start(&scope, &CallContext::default())
+            .await
+            .map_err(|error| anyhow!("{error}"))?;
+        let listed = run
+            .bindings
+            .toolcell_plugin_tools()
+            .call_list_tools(&mut run.store)
+            .await;
+        listed.map_err(|error| anyhow!("{}", plugin.failure(&run.store, &scope, error)))
+    })
+}
+
+/// One instance, ready to run; the epoch advances while it exists.
+struct Run {
+    store: Store<CallState>,
+    bindings: bindings::Plugin,
+    _ticking: TickGuard,
 }
 
 /// What one run of the component may reach.

@@ -127,8 +127,8 @@ pub fn wasi_ctx(
     stdout_cap: usize,
 ) -> Result<WasiCtx> {
     let mut builder = WasiCtxBuilder::new();
-    // Calls already run on blocking threads; letting WASI block there
-    // avoids a round trip through the async runtime per file operation.
+    // File operations are short: done right on the call's thread they cost
+    // less than a trip to a blocking thread and back for each one.
     builder.allow_blocking_current_thread(true);
     for mount in mounts {
         let guest = mount

@@ -2,9 +2,9 @@
 //!
 //! [`Server`] lists the enabled tools and routes each `tools/call` to its
 //! plugin: it validates the arguments against the tool's input schema, then
-//! runs the call (at most `max_concurrent_calls` at once) in place with
-//! `block_in_place`, with the request's cancellation token and progress
-//! token wired to the sandbox. A tool that fails is a result with `isError: true`; an unknown
+//! runs the call (at most `max_concurrent_calls` at once) as a task on the
+//! async runtime, with the request's cancellation token and progress token
+//! wired to the sandbox. A tool that fails is a result with `isError: true`; an unknown
 //! tool is JSON-RPC error -32602. [`serve_stdio`] runs it over stdin/stdout
 //! with a line transport of its own, which answers a line that is not JSON
 //! with a parse error (-32700) instead of dropping it, and ends when stdin
@@ -29,7 +29,6 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::runtime::RuntimeFlavor;
 use tokio::sync::{Semaphore, mpsc};
 use tokio_util::sync::CancellationToken;
 
@@ -133,14 +132,10 @@ impl Server {
         let text = arguments.to_string();
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         let _in_flight = InFlight(self.in_flight.clone());
-        let run = move || route.plugin.call(&route.spec, text, &cx);
-        // On a multi-threaded runtime the call runs right here, and the
-        // worker hands its other tasks to another thread; that saves a trip
-        // to a blocking thread and back on every call.
-        let joined = match tokio::runtime::Handle::current().runtime_flavor() {
-            RuntimeFlavor::MultiThread => Ok(tokio::task::block_in_place(run)),
-            _ => tokio::task::spawn_blocking(run).await,
-        };
+        // A task of its own, so that a panic in the host is reported as a
+        // failed call, not a request left without an answer.
+        let joined =
+            tokio::spawn(async move { route.plugin.call(&route.spec, text, &cx).await }).await;
         Ok(match joined {
             Ok(Ok(result)) => result,
             Ok(Err(error)) => error_result(error.to_string()),
