@@ -223,7 +223,55 @@ async fn serve(args: &ServeArgs) -> Result<ExitCode> {
         None => None,
     };
     let config = load_config(common)?;
+    let Some(addr) = args.http else {
+        return serve_stdio(common, config).await;
+    };
     let toolbox = load_toolbox(common, &config)?;
+    log_loaded(&config, &toolbox);
+    let server = Server::new(toolbox, config.max_concurrent_calls);
+    let options = toolcell::http::HttpOptions {
+        addr,
+        token,
+        allowed_origins: args.allow_origin.clone(),
+        allowed_hosts: args.allow_host.clone(),
+        shutdown_grace: std::time::Duration::from_millis(args.shutdown_grace_ms),
+    };
+    toolcell::http::serve_http(server, options).await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Serves stdio while the plugins load, so the client's `initialize` is
+/// answered at once, even when a cold compile cache makes loading slow;
+/// `tools/list` and calls wait for the tools.
+async fn serve_stdio(common: &Common, config: Config) -> Result<ExitCode> {
+    let (server, loading) = Server::loading(config.max_concurrent_calls);
+    tracing::info!("serving MCP on stdio");
+    let mut serving = tokio::spawn(server::serve_stdio(server));
+    let common = common.clone();
+    let mut loaded = tokio::task::spawn_blocking(move || {
+        let toolbox = load_toolbox(&common, &config)?;
+        log_loaded(&config, &toolbox);
+        anyhow::Ok(toolbox)
+    });
+    tokio::select! {
+        served = &mut serving => {
+            // The client left before the tools were ready.
+            served??;
+            return Ok(ExitCode::SUCCESS);
+        }
+        toolbox = &mut loaded => match toolbox? {
+            Ok(toolbox) => loading.ready(toolbox),
+            Err(error) => {
+                serving.abort();
+                return Err(error);
+            }
+        },
+    }
+    serving.await??;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn log_loaded(config: &Config, toolbox: &Toolbox) {
     tracing::info!(
         config = %config.source,
         plugins = toolbox.plugins().len(),
@@ -231,24 +279,6 @@ async fn serve(args: &ServeArgs) -> Result<ExitCode> {
         tools = toolbox.routes().len(),
         "tools loaded"
     );
-    let server = Server::new(toolbox, config.max_concurrent_calls);
-    match args.http {
-        Some(addr) => {
-            let options = toolcell::http::HttpOptions {
-                addr,
-                token,
-                allowed_origins: args.allow_origin.clone(),
-                allowed_hosts: args.allow_host.clone(),
-                shutdown_grace: std::time::Duration::from_millis(args.shutdown_grace_ms),
-            };
-            toolcell::http::serve_http(server, options).await?;
-        }
-        None => {
-            tracing::info!("serving MCP on stdio");
-            server::serve_stdio(server).await?;
-        }
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn tools(common: &Common) -> Result<ExitCode> {

@@ -29,7 +29,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{Semaphore, mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 use crate::plugin::{CallContext, CallObserver, LogLevel};
@@ -41,7 +41,8 @@ use crate::toolbox::Toolbox;
 /// `logging/setLevel` is per session.
 #[derive(Clone)]
 pub struct Server {
-    toolbox: Arc<Toolbox>,
+    /// The tools; `None` while the plugins are still loading.
+    toolbox: watch::Receiver<Option<Arc<Toolbox>>>,
     calls: Arc<Semaphore>,
     /// Calls running now, across sessions.
     in_flight: Arc<AtomicUsize>,
@@ -57,6 +58,20 @@ pub struct Server {
 impl Server {
     /// A server for `toolbox` that runs at most `max_concurrent_calls` calls at once.
     pub fn new(toolbox: Arc<Toolbox>, max_concurrent_calls: usize) -> Server {
+        let (_, toolbox) = watch::channel(Some(toolbox));
+        Server::with(toolbox, max_concurrent_calls)
+    }
+
+    /// A server whose tools are still loading: it can answer `initialize`
+    /// at once, and requests that need the tools wait until
+    /// [`Loading::ready`] is called. If the [`Loading`] is dropped instead,
+    /// they fail.
+    pub fn loading(max_concurrent_calls: usize) -> (Server, Loading) {
+        let (tx, rx) = watch::channel(None);
+        (Server::with(rx, max_concurrent_calls), Loading(tx))
+    }
+
+    fn with(toolbox: watch::Receiver<Option<Arc<Toolbox>>>, max_concurrent_calls: usize) -> Server {
         let stopping = CancellationToken::new();
         Server {
             toolbox,
@@ -103,6 +118,18 @@ impl Server {
         self.closed.cancel();
     }
 
+    /// The tools, once loaded.
+    async fn toolbox(&self) -> Result<Arc<Toolbox>, ErrorData> {
+        let mut toolbox = self.toolbox.clone();
+        let loaded = toolbox
+            .wait_for(Option::is_some)
+            .await
+            .map_err(|_| ErrorData::internal_error("the plugins failed to load", None))?;
+        loaded
+            .clone()
+            .ok_or_else(|| ErrorData::internal_error("the plugins failed to load", None))
+    }
+
     /// Runs one call: validation, sandbox, result. Used by `tools/call` and
     /// by `toolcell call`.
     pub async fn call(
@@ -111,7 +138,7 @@ impl Server {
         arguments: Option<serde_json::Map<String, Value>>,
         cx: CallContext,
     ) -> Result<CallToolResult, ErrorData> {
-        let Some(route) = self.toolbox.get(name).cloned() else {
+        let Some(route) = self.toolbox().await?.get(name).cloned() else {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool `{name}`; tools/list shows the tools this server offers"),
                 None,
@@ -144,6 +171,16 @@ impl Server {
                 error_result(format!("`{name}` failed inside the server; see its log"))
             }
         })
+    }
+}
+
+/// Hands a [`Server::loading`] server its tools.
+pub struct Loading(watch::Sender<Option<Arc<Toolbox>>>);
+
+impl Loading {
+    /// The tools are loaded: requests waiting for them go on.
+    pub fn ready(self, toolbox: Arc<Toolbox>) {
+        self.0.send_replace(Some(toolbox));
     }
 }
 
@@ -269,7 +306,8 @@ impl ServerHandler for Server {
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let tools: Vec<Tool> = self
-            .toolbox
+            .toolbox()
+            .await?
             .routes()
             .iter()
             .map(|route| route.spec.mcp.clone())
@@ -278,7 +316,9 @@ impl ServerHandler for Server {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.toolbox.get(name).map(|route| route.spec.mcp.clone())
+        let toolbox = self.toolbox.borrow();
+        let route = toolbox.as_ref()?.get(name)?;
+        Some(route.spec.mcp.clone())
     }
 
     async fn set_level(

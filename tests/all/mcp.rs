@@ -399,3 +399,88 @@ async fn closing_stdin_before_initialize_ends_the_server_with_status_0() {
         finished.stdout_lines
     );
 }
+
+#[tokio::test]
+async fn initialize_is_answered_while_plugins_are_still_loading() {
+    // The raw plugin's list-tools spins for 5 minutes, far past the test's
+    // own time bound: the handshake and a ping can only be answered if they
+    // do not wait for loading. Closing stdin still ends the server at once.
+    let fixture = fs_fixture();
+    fixture.write(
+        "plugins/raw.wasm",
+        std::fs::read(crate::support::raw_wasm()).expect("read raw.wasm"),
+    );
+    let config = fixture.config(
+        r#"
+[[plugin]]
+name = "fs"
+path = "builtin:fs"
+mounts = [{ host = "data", mode = "ro" }]
+
+[[plugin]]
+name = "raw"
+path = "plugins/raw.wasm"
+config = { spin_in_list = "yes" }
+limits = { timeout_ms = 300000 }
+"#,
+    );
+    let mut server = RawServer::spawn(&config, &[]);
+    let result = server.initialize().await;
+    assert_eq!(result["protocolVersion"], PROTOCOL_VERSION, "{result}");
+    let pong = server.request(1, "ping", json!({})).await;
+    assert!(pong.get("result").is_some(), "{pong}");
+    let finished = server.finish().await;
+    assert!(
+        finished.status.success(),
+        "exit: {}\n{}",
+        finished.status,
+        finished.log
+    );
+    assert!(
+        !finished.log.contains("tools loaded"),
+        "loading finished, so the test proved nothing:\n{}",
+        finished.log
+    );
+}
+
+#[tokio::test]
+async fn tools_list_waits_for_slow_plugins_and_lists_the_rest() {
+    // list-tools spins until its 1-second limit: the raw plugin fails to
+    // load, and tools/list, sent before that, answers with the fs tools.
+    let fixture = fs_fixture();
+    fixture.write(
+        "plugins/raw.wasm",
+        std::fs::read(crate::support::raw_wasm()).expect("read raw.wasm"),
+    );
+    let config = fixture.config(
+        r#"
+[[plugin]]
+name = "fs"
+path = "builtin:fs"
+mounts = [{ host = "data", mode = "ro" }]
+
+[[plugin]]
+name = "raw"
+path = "plugins/raw.wasm"
+config = { spin_in_list = "yes" }
+limits = { timeout_ms = 1000 }
+"#,
+    );
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    let listed = server.request(1, "tools/list", json!({})).await;
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"))
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert!(names.contains(&"read_file"), "{names:?}");
+    assert!(!names.contains(&"good"), "{names:?}");
+    let finished = server.finish().await;
+    assert!(
+        finished.log.contains("timed out"),
+        "the raw plugin's failure is logged:\n{}",
+        finished.log
+    );
+}

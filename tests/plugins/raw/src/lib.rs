@@ -1,7 +1,8 @@
 //! A test-only plugin built on the raw WIT bindings rather than the SDK, so
 //! it can break the contract in ways the SDK prevents: invalid UTF-8 in a
 //! string, structured content that is not JSON, a bad descriptor, and a
-//! `list-tools` that traps (when its config says `trap_in_list = "yes"`).
+//! `list-tools` that traps (when its config says `trap_in_list = "yes"`) or
+//! spins until its time limit stops it (`spin_in_list = "yes"`).
 #![allow(unsafe_code)] // invalid UTF-8 can only be made unsafely
 #![allow(missing_docs)] // the generated bindings are not documented
 
@@ -38,6 +39,12 @@ impl Guest for Raw {
     fn list_tools() -> Vec<ToolDescriptor> {
         if host::get_config("trap_in_list").as_deref() == Some("yes") {
             panic!("list-tools trapped on purpose");
+        }
+        if host::get_config("spin_in_list").as_deref() == Some("yes") {
+            let mut n: u64 = 0;
+            loop {
+                n = std::hint::black_box(n.wrapping_add(1));
+            }
         }
         let mut tools: Vec<ToolDescriptor> = ["bad_utf8", "bad_json", "good"]
             .into_iter()
