@@ -441,6 +441,16 @@ fn check(common: &Common) -> Result<ExitCode> {
         eprintln!("{}: {warning}", config.source);
         problems += 1;
     }
+    for route in toolbox.routes().iter().chain(toolbox.disabled()) {
+        if let Err(error) = route.spec.check_schema() {
+            eprintln!(
+                "{}: plugin `{}`: {error}",
+                config.source,
+                route.plugin.name()
+            );
+            problems += 1;
+        }
+    }
     if problems > 0 {
         eprintln!("{problems} problem(s) found");
         return Ok(ExitCode::from(1));

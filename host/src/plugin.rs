@@ -3,14 +3,14 @@
 //! [`Plugin::load`] compiles (or loads from cache) a component, links WASI and
 //! the `host` interface, keeps an `InstancePre`, and asks the component for
 //! its tools once, in an instance of its own. Each [`ToolSpec`] holds a
-//! validated descriptor, the MCP form of it and the compiled argument
-//! validator, so nothing is parsed again per call. [`Plugin::call`] then runs
-//! one call in a fresh `Store` (a new instance, a new WASI context), with the
-//! plugin's time and memory limits; every way a call can fail becomes a
-//! [`CallError`] whose message the model can read.
+//! validated descriptor, the MCP form of it and the argument validator
+//! (compiled on first use, then kept), so nothing is parsed again per call.
+//! [`Plugin::call`] then runs one call in a fresh `Store` (a new instance, a
+//! new WASI context), with the plugin's time and memory limits; every way a
+//! call can fail becomes a [`CallError`] whose message the model can read.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -137,15 +137,40 @@ pub struct ToolSpec {
     pub mounts: Vec<Mount>,
     /// Its limits: server, then plugin, then tool.
     pub limits: Limits,
-    validator: jsonschema::Validator,
+    /// The input schema compiled, on first use: compiling every tool's
+    /// schema at start-up would cost milliseconds for tools never called.
+    validator: OnceLock<Result<jsonschema::Validator, String>>,
 }
 
 impl ToolSpec {
+    /// Checks that the input schema is a valid JSON Schema (compiling it,
+    /// if that has not happened yet).
+    pub fn check_schema(&self) -> Result<&jsonschema::Validator, String> {
+        self.validator
+            .get_or_init(|| {
+                jsonschema::validator_for(&Value::Object((*self.mcp.input_schema).clone()))
+                    .map_err(|error| error.to_string())
+            })
+            .as_ref()
+            .map_err(|error| {
+                format!(
+                    "the input schema of `{}` is not a valid JSON Schema: {error}",
+                    self.name
+                )
+            })
+    }
+
     /// Checks `arguments` against the input schema; the error names each
     /// offending field.
     pub fn validate(&self, arguments: &Value) -> Result<(), String> {
-        let problems: Vec<String> = self
-            .validator
+        let validator = self.check_schema().map_err(|error| {
+            tracing::error!("{error}");
+            format!("{error}; the plugin needs fixing before this tool can be called")
+        })?;
+        if validator.is_valid(arguments) {
+            return Ok(());
+        }
+        let problems: Vec<String> = validator
             .iter_errors(arguments)
             .take(5)
             .map(|error| {
@@ -160,15 +185,11 @@ impl ToolSpec {
                 }
             })
             .collect();
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(format!(
-                "invalid arguments for `{}`: {}",
-                self.name,
-                problems.join("; ")
-            ))
-        }
+        Err(format!(
+            "invalid arguments for `{}`: {}",
+            self.name,
+            problems.join("; ")
+        ))
     }
 }
 
@@ -641,8 +662,6 @@ fn tool_spec(
         bail!("names are 1-128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`");
     }
     let input_schema = schema_object(&descriptor.input_schema, "the input schema")?;
-    let validator = jsonschema::validator_for(&Value::Object(input_schema.clone()))
-        .map_err(|e| anyhow!("the input schema is not a valid JSON Schema: {e}"))?;
     let output_schema = descriptor
         .output_schema
         .as_deref()
@@ -670,7 +689,7 @@ fn tool_spec(
         mcp,
         mounts,
         limits,
-        validator,
+        validator: OnceLock::new(),
     })
 }
 

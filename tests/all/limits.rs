@@ -197,6 +197,45 @@ path = "plugins/raw.wasm"
 }
 
 #[tokio::test]
+async fn a_tool_whose_schema_is_not_json_schema_is_refused_and_check_names_it() {
+    // Schemas are compiled on first use: the call is refused with the reason,
+    // the plugin's other tools work, and `toolcell check` finds it up front.
+    let fixture = Fixture::new();
+    fixture.write(
+        "plugins/raw.wasm",
+        std::fs::read(raw_wasm()).expect("read raw.wasm"),
+    );
+    let config = fixture.config(
+        r#"
+[[plugin]]
+name = "raw"
+path = "plugins/raw.wasm"
+config = { bad_schema = "yes" }
+"#,
+    );
+    let server = Server::start(&config).await;
+    let refused = server.call("bad_schema", json!({"x": 1})).await;
+    assert!(
+        refused
+            .error_text()
+            .contains("the input schema of `bad_schema` is not a valid JSON Schema"),
+        "{}",
+        refused.error_text()
+    );
+    assert_eq!(server.call("good", json!({})).await.ok_text(), "good");
+
+    let check = cli(&["check", "--config", config.to_str().expect("utf-8 path")]).await;
+    assert_eq!(check.code(), 1, "{}", check.stderr);
+    assert!(
+        check
+            .stderr
+            .contains("plugin `raw`: the input schema of `bad_schema` is not a valid JSON Schema"),
+        "{}",
+        check.stderr
+    );
+}
+
+#[tokio::test]
 async fn a_plugin_whose_list_tools_traps_is_skipped() {
     let (fixture, _) = hostile_fixture("");
     fixture.write(

@@ -98,8 +98,7 @@ fn read_file(args: ReadFileArgs) -> Result<Output, Error> {
     let max_bytes = host::config("max_file_bytes")
         .and_then(|v| v.parse::<u64>().ok())
         .unwrap_or(DEFAULT_MAX_FILE_BYTES);
-    let file = open_regular_file(&path)?;
-    let size = file.metadata().map_err(|e| Error::io(&path, e))?.len();
+    let (file, size) = open_regular_file(&path)?;
     if size > max_bytes {
         return Err(Error::new(format!(
             "`{}` is {}, over read_file's limit of {}; use `tail` for its end",
@@ -123,6 +122,14 @@ fn read_file(args: ReadFileArgs) -> Result<Output, Error> {
             "offset {first} is past the end: `{}` has {total} lines",
             path.display()
         )));
+    }
+    if skip == 0 && total <= limit && !args.line_numbers && !text.contains('\r') {
+        // The whole file, as it is: no need to copy it line by line.
+        let mut out = text;
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        return Ok(Output::text(out));
     }
     let mut out = String::with_capacity(text.len().min(1 << 20));
     let mut shown = 0;
@@ -165,8 +172,7 @@ fn ten() -> u64 {
 fn tail(args: TailArgs) -> Result<Output, Error> {
     let path = toolcell_sdk::fs::resolve(&args.path)?;
     let wanted = saturating_usize(args.lines).min(MAX_TAIL_LINES);
-    let mut file = open_regular_file(&path)?;
-    let size = file.metadata().map_err(|e| Error::io(&path, e))?.len();
+    let (mut file, size) = open_regular_file(&path)?;
 
     // Read backwards in chunks until the chunk holds `wanted` complete lines
     // (one more newline than that, or the start of the file).
@@ -353,7 +359,8 @@ fn list_directory(args: ListDirectoryArgs) -> Result<Output, Error> {
 }
 
 /// Opens `path` for reading, refusing directories with a useful message.
-fn open_regular_file(path: &Path) -> Result<File, Error> {
+/// Opens a file for reading and returns its size; a directory is refused.
+fn open_regular_file(path: &Path) -> Result<(File, u64), Error> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let meta = file.metadata().map_err(|e| Error::io(path, e))?;
     if meta.is_dir() {
@@ -362,7 +369,7 @@ fn open_regular_file(path: &Path) -> Result<File, Error> {
             path.display()
         )));
     }
-    Ok(file)
+    Ok((file, meta.len()))
 }
 
 /// Decodes file contents as UTF-8 text, refusing binary data.

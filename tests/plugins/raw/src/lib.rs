@@ -1,8 +1,10 @@
 //! A test-only plugin built on the raw WIT bindings rather than the SDK, so
 //! it can break the contract in ways the SDK prevents: invalid UTF-8 in a
-//! string, structured content that is not JSON, a bad descriptor, and a
-//! `list-tools` that traps (when its config says `trap_in_list = "yes"`) or
-//! spins until its time limit stops it (`spin_in_list = "yes"`).
+//! string, structured content that is not JSON, and, when its config asks
+//! for them, a bad descriptor (`bad_descriptor = "yes"`), a tool whose input
+//! schema is not a JSON Schema (`bad_schema = "yes"`), and a `list-tools`
+//! that traps (`trap_in_list = "yes"`) or spins until its time limit stops it
+//! (`spin_in_list = "yes"`).
 #![allow(unsafe_code)] // invalid UTF-8 can only be made unsafely
 #![allow(missing_docs)] // the generated bindings are not documented
 
@@ -52,6 +54,11 @@ impl Guest for Raw {
             .collect();
         if host::get_config("bad_descriptor").as_deref() == Some("yes") {
             tools.push(descriptor("has spaces"));
+        }
+        if host::get_config("bad_schema").as_deref() == Some("yes") {
+            let mut bad = descriptor("bad_schema");
+            bad.input_schema = r#"{"type":"object","properties":{"x":{"type":12}}}"#.to_string();
+            tools.push(bad);
         }
         tools
     }
