@@ -30,7 +30,12 @@ pub const TICK: Duration = Duration::from_millis(5);
 
 /// The shared wasmtime engine with its ticker and optional compile cache.
 pub struct Engine {
+    /// Runs components; it cannot compile, so that a start-up that finds
+    /// everything in the cache never builds (or maps in) a code generator.
     inner: wasmtime::Engine,
+    /// The same configuration with Cranelift, made on the first cache miss.
+    compiler: OnceLock<Result<wasmtime::Engine, String>>,
+    config: wasmtime::Config,
     ticker: Ticker,
     cache: Option<CompileCache>,
     /// Components of this process by SHA-256; a slot is filled by the first
@@ -80,7 +85,9 @@ impl Engine {
         config.wasm_component_model(true);
         config.epoch_interruption(true);
         config.allocation_strategy(pool(capacity));
-        let inner = wasmtime::Engine::new(&config)
+        let mut runtime = config.clone();
+        runtime.enable_compiler(false);
+        let inner = wasmtime::Engine::new(&runtime)
             .map_err(anyhow::Error::from)
             .context("failed to create the wasmtime engine")?;
         let cache = cache_dir.and_then(|dir| match CompileCache::open(dir.clone(), &inner) {
@@ -96,6 +103,8 @@ impl Engine {
         let ticker = Ticker::start(inner.clone());
         Ok(Engine {
             inner,
+            compiler: OnceLock::new(),
+            config,
             ticker,
             cache,
             compiled: Mutex::new(HashMap::new()),
@@ -129,9 +138,25 @@ impl Engine {
         .with_context(|| format!("failed to compile plugin `{name}`"))
     }
 
+    /// Compiles `bytes` to what `Component::deserialize` loads.
+    fn precompile(&self, bytes: &[u8]) -> Result<Vec<u8>> {
+        let compiler = self
+            .compiler
+            .get_or_init(|| {
+                wasmtime::Engine::new(&self.config).map_err(|error| format!("{error:#}"))
+            })
+            .as_ref()
+            .map_err(|error| anyhow::anyhow!("cannot create the compiler: {error}"))?;
+        Ok(compiler.precompile_component(bytes)?)
+    }
+
     fn compile_uncached(&self, name: &str, bytes: &[u8], sha256: &[u8; 32]) -> Result<Component> {
         let Some(cache) = &self.cache else {
-            return Ok(Component::new(&self.inner, bytes)?);
+            let serialized = self.precompile(bytes)?;
+            // SAFETY: these bytes are what `precompile_component` just
+            // returned for this engine's configuration.
+            #[allow(unsafe_code)]
+            return Ok(unsafe { Component::deserialize(&self.inner, &serialized) }?);
         };
         let key = cache.key(sha256);
         match cache.load(&self.inner, &key) {
@@ -147,15 +172,15 @@ impl Engine {
                 );
             }
         }
-        let serialized = self.inner.precompile_component(bytes)?;
+        let serialized = self.precompile(bytes)?;
         if let Err(error) = cache.store(&key, &serialized) {
             tracing::warn!(
                 plugin = name,
                 "could not write the compile cache: {error:#}"
             );
         }
-        // SAFETY: these bytes are what this engine's `precompile_component`
-        // just returned.
+        // SAFETY: these bytes are what `precompile_component` just returned
+        // for this engine's configuration.
         #[allow(unsafe_code)]
         Ok(unsafe { Component::deserialize(&self.inner, &serialized) }?)
     }
@@ -267,7 +292,10 @@ impl Drop for TickGuard {
 /// bytes and [`TRAILER_MAGIC`]. Loading hashes the file through a small
 /// buffer, refuses it on any mismatch (it is then recompiled and rewritten),
 /// and only then lets wasmtime map it, which also checks that the engine
-/// matches. Entries are written to a temporary file and renamed into place,
+/// matches. (The engine hash covers wasmtime's version and settings; the
+/// runtime engine has no code generator, so it leaves out the CPU features,
+/// which wasmtime checks against this machine's when it loads an entry: an
+/// entry from another CPU is recompiled.) Entries are written to a temporary file and renamed into place,
 /// so a reader never sees half an entry and a mapped entry is never
 /// rewritten in place.
 ///
