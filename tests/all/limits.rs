@@ -36,6 +36,19 @@ mounts = [{{ host = "data", mode = "ro" }}]
     (fixture, config)
 }
 
+/// A fixture with only the raw plugin, with `extra` added to its entry.
+fn raw_fixture(extra: &str) -> (Fixture, std::path::PathBuf) {
+    let fixture = Fixture::new();
+    fixture.write(
+        "plugins/raw.wasm",
+        std::fs::read(raw_wasm()).expect("read raw.wasm"),
+    );
+    let config = fixture.config(&format!(
+        "[[plugin]]\nname = \"raw\"\npath = \"plugins/raw.wasm\"\n{extra}\n"
+    ));
+    (fixture, config)
+}
+
 /// The healthy call every test makes after the hostile one.
 async fn fs_still_works(server: &Server) {
     let result = server.call("read_file", json!({"path": "hello.txt"})).await;
@@ -171,18 +184,7 @@ async fn environment_and_sockets_are_denied() {
 
 #[tokio::test]
 async fn contract_violations_are_error_results() {
-    let fixture = Fixture::new();
-    fixture.write(
-        "plugins/raw.wasm",
-        std::fs::read(raw_wasm()).expect("read raw.wasm"),
-    );
-    let config = fixture.config(
-        r#"
-[[plugin]]
-name = "raw"
-path = "plugins/raw.wasm"
-"#,
-    );
+    let (_fixture, config) = raw_fixture("");
     let server = Server::start(&config).await;
     let utf8 = server.call("bad_utf8", json!({})).await;
     assert!(utf8.error_text().contains("utf-8"), "{}", utf8.error_text());
@@ -200,19 +202,7 @@ path = "plugins/raw.wasm"
 async fn a_tool_whose_schema_is_not_json_schema_is_refused_and_check_names_it() {
     // Schemas are compiled on first use: the call is refused with the reason,
     // the plugin's other tools work, and `toolcell check` finds it up front.
-    let fixture = Fixture::new();
-    fixture.write(
-        "plugins/raw.wasm",
-        std::fs::read(raw_wasm()).expect("read raw.wasm"),
-    );
-    let config = fixture.config(
-        r#"
-[[plugin]]
-name = "raw"
-path = "plugins/raw.wasm"
-config = { bad_schema = "yes" }
-"#,
-    );
+    let (_fixture, config) = raw_fixture("config = { bad_schema = \"yes\" }");
     let server = Server::start(&config).await;
     let refused = server.call("bad_schema", json!({"x": 1})).await;
     assert!(
@@ -275,19 +265,7 @@ mounts = [{ host = "data", mode = "ro" }]
 
 #[tokio::test]
 async fn an_invalid_descriptor_fails_the_plugin_with_the_tool_named() {
-    let fixture = Fixture::new();
-    fixture.write(
-        "plugins/raw.wasm",
-        std::fs::read(raw_wasm()).expect("read raw.wasm"),
-    );
-    let config = fixture.config(
-        r#"
-[[plugin]]
-name = "raw"
-path = "plugins/raw.wasm"
-config = { bad_descriptor = "yes" }
-"#,
-    );
+    let (_fixture, config) = raw_fixture("config = { bad_descriptor = \"yes\" }");
     let check = cli(&["check", "--config", config.to_str().expect("utf-8 path")]).await;
     assert_eq!(check.code(), 1);
     assert!(

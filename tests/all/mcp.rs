@@ -400,30 +400,37 @@ async fn closing_stdin_before_initialize_ends_the_server_with_status_0() {
     );
 }
 
-#[tokio::test]
-async fn initialize_is_answered_while_plugins_are_still_loading() {
-    // The raw plugin's list-tools spins for 5 minutes, far past the test's
-    // own time bound: the handshake and a ping can only be answered if they
-    // do not wait for loading. Closing stdin still ends the server at once.
+/// The fs fixture plus the raw plugin, whose list-tools spins until its
+/// `timeout_ms` stops it.
+fn slow_loading_fixture(timeout_ms: u64) -> (Fixture, std::path::PathBuf) {
     let fixture = fs_fixture();
     fixture.write(
         "plugins/raw.wasm",
         std::fs::read(crate::support::raw_wasm()).expect("read raw.wasm"),
     );
-    let config = fixture.config(
+    let config = fixture.config(&format!(
         r#"
 [[plugin]]
 name = "fs"
 path = "builtin:fs"
-mounts = [{ host = "data", mode = "ro" }]
+mounts = [{{ host = "data", mode = "ro" }}]
 
 [[plugin]]
 name = "raw"
 path = "plugins/raw.wasm"
-config = { spin_in_list = "yes" }
-limits = { timeout_ms = 300000 }
-"#,
-    );
+config = {{ spin_in_list = "yes" }}
+limits = {{ timeout_ms = {timeout_ms} }}
+"#
+    ));
+    (fixture, config)
+}
+
+#[tokio::test]
+async fn initialize_is_answered_while_plugins_are_still_loading() {
+    // The raw plugin's list-tools spins for 5 minutes, far past the test's
+    // own time bound: the handshake and a ping can only be answered if they
+    // do not wait for loading. Closing stdin still ends the server at once.
+    let (_fixture, config) = slow_loading_fixture(300_000);
     let mut server = RawServer::spawn(&config, &[]);
     let result = server.initialize().await;
     assert_eq!(result["protocolVersion"], PROTOCOL_VERSION, "{result}");
@@ -447,25 +454,7 @@ limits = { timeout_ms = 300000 }
 async fn tools_list_waits_for_slow_plugins_and_lists_the_rest() {
     // list-tools spins until its 1-second limit: the raw plugin fails to
     // load, and tools/list, sent before that, answers with the fs tools.
-    let fixture = fs_fixture();
-    fixture.write(
-        "plugins/raw.wasm",
-        std::fs::read(crate::support::raw_wasm()).expect("read raw.wasm"),
-    );
-    let config = fixture.config(
-        r#"
-[[plugin]]
-name = "fs"
-path = "builtin:fs"
-mounts = [{ host = "data", mode = "ro" }]
-
-[[plugin]]
-name = "raw"
-path = "plugins/raw.wasm"
-config = { spin_in_list = "yes" }
-limits = { timeout_ms = 1000 }
-"#,
-    );
+    let (_fixture, config) = slow_loading_fixture(1000);
     let mut server = RawServer::spawn(&config, &[]);
     server.initialize().await;
     let listed = server.request(1, "tools/list", json!({})).await;
