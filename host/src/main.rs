@@ -223,30 +223,26 @@ async fn serve(args: &ServeArgs) -> Result<ExitCode> {
         None => None,
     };
     let config = load_config(common)?;
-    let Some(addr) = args.http else {
-        return serve_stdio(common, config).await;
-    };
-    let toolbox = load_toolbox(common, &config)?;
-    log_loaded(&config, &toolbox);
-    let server = Server::new(toolbox, config.max_concurrent_calls);
-    let options = toolcell::http::HttpOptions {
-        addr,
-        token,
-        allowed_origins: args.allow_origin.clone(),
-        allowed_hosts: args.allow_host.clone(),
-        shutdown_grace: std::time::Duration::from_millis(args.shutdown_grace_ms),
-    };
-    toolcell::http::serve_http(server, options).await?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Serves stdio while the plugins load, so the client's `initialize` is
-/// answered at once, even when a cold compile cache makes loading slow;
-/// `tools/list` and calls wait for the tools.
-async fn serve_stdio(common: &Common, config: Config) -> Result<ExitCode> {
+    // The server starts before the plugins are loaded, so that a client's
+    // `initialize` is answered at once even when a cold compile cache makes
+    // loading slow; `tools/list` and calls wait for the tools.
     let (server, loading) = Server::loading(config.max_concurrent_calls);
-    tracing::info!("serving MCP on stdio");
-    let mut serving = tokio::spawn(server::serve_stdio(server));
+    let mut serving = match args.http {
+        Some(addr) => {
+            let options = toolcell::http::HttpOptions {
+                addr,
+                token,
+                allowed_origins: args.allow_origin.clone(),
+                allowed_hosts: args.allow_host.clone(),
+                shutdown_grace: std::time::Duration::from_millis(args.shutdown_grace_ms),
+            };
+            tokio::spawn(toolcell::http::serve_http(server, options))
+        }
+        None => {
+            tracing::info!("serving MCP on stdio");
+            tokio::spawn(server::serve_stdio(server))
+        }
+    };
     let common = common.clone();
     let mut loaded = tokio::task::spawn_blocking(move || {
         let toolbox = load_toolbox(&common, &config)?;
@@ -254,8 +250,9 @@ async fn serve_stdio(common: &Common, config: Config) -> Result<ExitCode> {
         anyhow::Ok(toolbox)
     });
     tokio::select! {
+        // The server ended (stdin closed, a signal, or it could not start)
+        // before the tools were ready.
         served = &mut serving => {
-            // The client left before the tools were ready.
             served??;
             return Ok(ExitCode::SUCCESS);
         }

@@ -62,10 +62,10 @@ impl Server {
         Server::with(toolbox, max_concurrent_calls)
     }
 
-    /// A server whose tools are still loading: it can answer `initialize`
-    /// at once, and requests that need the tools wait until
-    /// [`Loading::ready`] is called. If the [`Loading`] is dropped instead,
-    /// they fail.
+    /// A server whose tools are still loading: it answers `initialize` at
+    /// once (over stdio and HTTP alike), and requests that need the tools
+    /// wait until [`Loading::ready`] is called. If the [`Loading`] is
+    /// dropped instead, they fail.
     pub fn loading(max_concurrent_calls: usize) -> (Server, Loading) {
         let (tx, rx) = watch::channel(None);
         (Server::with(rx, max_concurrent_calls), Loading(tx))

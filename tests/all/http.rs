@@ -499,3 +499,40 @@ async fn cancellation_over_http_stops_the_guest() {
     assert!(after_cancel < 100_000);
     call.abort();
 }
+
+#[cfg(unix)]
+#[tokio::test]
+async fn initialize_is_answered_while_plugins_are_still_loading() {
+    // The raw plugin's list-tools spins for 5 minutes: the server must listen
+    // and answer `initialize` long before that, and still stop on SIGTERM.
+    let fixture = Fixture::new();
+    fixture.write("data/hello.txt", "hello over http\n");
+    fixture.write(
+        "plugins/raw.wasm",
+        std::fs::read(crate::support::raw_wasm()).expect("read raw.wasm"),
+    );
+    let config = fixture.config(
+        r#"
+[[plugin]]
+name = "fs"
+path = "builtin:fs"
+mounts = [{ host = "data", mode = "ro" }]
+
+[[plugin]]
+name = "raw"
+path = "plugins/raw.wasm"
+config = { spin_in_list = "yes" }
+limits = { timeout_ms = 300000 }
+"#,
+    );
+    let server = HttpServer::start(&config, None, &[]).await;
+    let response = server.post_initialize(&[]).await;
+    assert_eq!(response.status(), 200, "{}", server.log());
+    server.signal("-TERM");
+    let (status, log) = server.wait().await;
+    assert!(status.success(), "exit: {status}\n{log}");
+    assert!(
+        !log.contains("tools loaded"),
+        "loading finished, so the test proved nothing:\n{log}"
+    );
+}
