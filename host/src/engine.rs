@@ -87,9 +87,21 @@ impl Engine {
         config.allocation_strategy(pool(capacity));
         let mut runtime = config.clone();
         runtime.enable_compiler(false);
-        let inner = wasmtime::Engine::new(&runtime)
-            .map_err(anyhow::Error::from)
-            .context("failed to create the wasmtime engine")?;
+        let inner = match wasmtime::Engine::new(&runtime) {
+            Ok(engine) => engine,
+            Err(error) => {
+                // The pool reserves address space up front (a few GiB per
+                // slot); under a tight `ulimit -v` that fails, and mapping
+                // memory per call still works.
+                tracing::warn!("instance pool unavailable, allocating per call instead: {error:#}");
+                config.allocation_strategy(wasmtime::InstanceAllocationStrategy::OnDemand);
+                runtime = config.clone();
+                runtime.enable_compiler(false);
+                wasmtime::Engine::new(&runtime)
+                    .map_err(anyhow::Error::from)
+                    .context("failed to create the wasmtime engine")?
+            }
+        };
         let cache = cache_dir.and_then(|dir| match CompileCache::open(dir.clone(), &inner) {
             Ok(cache) => Some(cache),
             Err(error) => {

@@ -161,3 +161,35 @@ unknown_key = true
     assert!(out.stderr.contains("no-such-dir"), "{out:?}");
     assert!(out.stderr.contains("unknown_key"), "{out:?}");
 }
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn calls_work_when_the_instance_pool_cannot_reserve_its_address_space() {
+    // Under an 8 GB `ulimit -v` the pool's reservation (a few GiB per slot)
+    // fails; the engine falls back to mapping memory per call.
+    let (fixture, config) = fs_fixture();
+    let notes = fixture.arg("data/notes.txt");
+    let arguments = serde_json::json!({"path": notes}).to_string();
+    let script = "ulimit -v 8000000 && exec \"$0\" call --config \"$1\" read_file \"$2\"";
+    let output = tokio::process::Command::new("sh")
+        .args(["-c", script])
+        .arg(crate::support::bin())
+        .args([&config, &arguments])
+        .env(
+            "TOOLCELL_CACHE_DIR",
+            crate::support::workspace_root().join("target/test-cache"),
+        )
+        .env("NO_COLOR", "1")
+        .output();
+    let output = crate::support::within("`toolcell call` under ulimit -v", output)
+        .await
+        .expect("run sh");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("alpha\nbeta\ngamma\n"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(stderr.contains("instance pool unavailable"), "{stderr}");
+}

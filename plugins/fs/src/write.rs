@@ -1,8 +1,8 @@
 //! The `fs` plugin's write tools: `write_file`, `edit_file`, `append_file`,
 //! `mkdir`, `rename` and `copy_file`, all in category `write`.
 //!
-//! Whole-file writes (`write_file`, `edit_file`, `copy_file`) go through a
-//! [`TempFile`] beside the target, which is written, synced and then moved
+//! Whole-file writes (`write_file`, `edit_file`, `copy_file`) go through the
+//! SDK's [`AtomicFile`], written beside the target, synced and then moved
 //! into place by [`commit`]: a rename to replace, a hard link where an
 //! existing file must not be replaced (so the check cannot race another
 //! writer). A failure removes the temporary file; a trap (a time or memory
@@ -16,16 +16,16 @@
 //! and the link stays; the sandbox refuses a link that leads out of the
 //! mounts. `rename` moves a symlink itself, as `mv` does.
 //!
-//! The pure parts (replacing text, building appended text, naming temporary
-//! files, shortening diffs) are plain functions with unit tests at the end.
+//! The pure parts (replacing text, building appended text, shortening
+//! diffs) are plain functions with unit tests at the end.
 
 use std::fmt::Write as _;
 use std::fs::{self, File, OpenOptions};
-use std::hash::{BuildHasher, RandomState};
 use std::io::{self, ErrorKind, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use similar::TextDiff;
+use toolcell_sdk::fs::AtomicFile;
 use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Category, Error, Output, Tool, host};
@@ -36,10 +36,6 @@ use crate::{BINARY_PROBE_BYTES, DEFAULT_MAX_FILE_BYTES, human_size};
 /// the structured content), so that a large edit does not push the result
 /// over the host's `max_output_bytes`.
 const DEFAULT_MAX_DIFF_BYTES: usize = 64 * 1024;
-/// What temporary files are called after the target's name.
-const TEMP_MARKER: &str = ".toolcell-tmp-";
-/// The longest file name most filesystems accept, in bytes.
-const MAX_NAME_BYTES: usize = 255;
 /// How many symlinks a path may pass through, as Linux allows.
 const MAX_SYMLINK_HOPS: usize = 40;
 const COPY_CHUNK_BYTES: usize = 1024 * 1024;
@@ -170,7 +166,7 @@ fn write_file(args: WriteFileArgs) -> Result<Output, Error> {
     } else {
         Existing::Refuse(WRITE_FILE_EXISTS_HINT)
     };
-    commit(temp, &target, &path, existing)?;
+    commit(temp, &path, existing)?;
     let result = WriteFileResult {
         path: path.display().to_string(),
         bytes_written: args.content.len() as u64,
@@ -277,7 +273,7 @@ fn edit_file(args: EditFileArgs) -> Result<Output, Error> {
     if !args.dry_run {
         let mut temp = TempFile::beside(&target)?;
         temp.write_all(new_text.as_bytes())?;
-        commit(temp, &target, &path, Existing::Replace)?;
+        commit(temp, &path, Existing::Replace)?;
     }
     let times = occurrences(replacements);
     let text = if args.dry_run {
@@ -612,7 +608,7 @@ fn copy_file(args: CopyFileArgs) -> Result<Output, Error> {
     } else {
         Existing::Refuse(OVERWRITE_HINT)
     };
-    commit(temp, &target, &destination, existing)?;
+    commit(temp, &destination, existing)?;
     Ok(Output::text(format!(
         "copied {copied} bytes from `{}` to `{}`",
         source.display(),
@@ -628,67 +624,32 @@ fn directory_destination(destination: &Path) -> Error {
     ))
 }
 
-/// A temporary file beside a target, removed when dropped unless committed.
+/// An [`AtomicFile`] whose errors name its target.
 struct TempFile {
-    path: PathBuf,
-    /// The target, for error messages.
+    file: AtomicFile,
     shown: PathBuf,
-    file: Option<File>,
-    committed: bool,
 }
 
 impl TempFile {
     /// Creates a new, empty temporary file in `target`'s directory.
     fn beside(target: &Path) -> Result<TempFile, Error> {
-        let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
-            return Err(Error::new(format!(
-                "`{}` does not name a file",
-                target.display()
-            )));
-        };
-        let name = name.to_string_lossy();
-        let state = RandomState::new();
-        let mut attempt = 0u32;
-        loop {
-            let path = dir.join(temp_name(&name, state.hash_one(attempt)));
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(file) => {
-                    return Ok(TempFile {
-                        path,
-                        shown: target.to_path_buf(),
-                        file: Some(file),
-                        committed: false,
-                    });
-                }
-                Err(e) if e.kind() == ErrorKind::AlreadyExists && attempt < 8 => attempt += 1,
-                Err(e) => return Err(create_error(target, e)),
+        let file = AtomicFile::create(target).map_err(|e| {
+            if e.kind() == ErrorKind::InvalidInput {
+                Error::new(format!("`{}` does not name a file", target.display()))
+            } else {
+                create_error(target, e)
             }
-        }
+        })?;
+        Ok(TempFile {
+            file,
+            shown: target.to_path_buf(),
+        })
     }
 
     fn write_all(&mut self, bytes: &[u8]) -> Result<(), Error> {
-        let Some(file) = self.file.as_mut() else {
-            return Err(Error::new("internal error: the temporary file is closed"));
-        };
-        file.write_all(bytes).map_err(|e| Error::io(&self.shown, e))
-    }
-
-    /// Flushes the contents to disk and closes the file.
-    fn finish(&mut self) -> Result<(), Error> {
-        if let Some(file) = self.file.take() {
-            file.sync_all().map_err(|e| Error::io(&self.shown, e))?;
-        }
-        Ok(())
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        drop(self.file.take());
-        if !self.committed {
-            // Best effort: the error that brought us here matters more.
-            let _ = fs::remove_file(&self.path);
-        }
+        self.file
+            .write_all(bytes)
+            .map_err(|e| Error::io(&self.shown, e))
     }
 }
 
@@ -700,36 +661,14 @@ enum Existing<'a> {
     Refuse(&'a str),
 }
 
-/// Moves a written temporary file to `target` (`shown` is the path the
+/// Moves a written temporary file to its target (`shown` is the path the
 /// caller asked for, for messages).
-fn commit(
-    mut temp: TempFile,
-    target: &Path,
-    shown: &Path,
-    existing: Existing,
-) -> Result<(), Error> {
-    temp.finish()?;
-    if let Existing::Refuse(hint) = existing {
-        // A hard link fails if the target exists, so a file that appeared
-        // since the caller checked is never replaced. Dropping `temp` then
-        // removes the temporary name; the target keeps the data.
-        match fs::hard_link(&temp.path, target) {
-            Ok(()) => return Ok(()),
-            Err(e) if e.kind() == ErrorKind::AlreadyExists => {
-                return Err(exists_error(shown, hint));
-            }
-            Err(_) => {
-                // No hard links on this filesystem: check, then rename. A
-                // file created between the two would be replaced.
-                if fs::symlink_metadata(target).is_ok() {
-                    return Err(exists_error(shown, hint));
-                }
-            }
-        }
-    }
-    fs::rename(&temp.path, target).map_err(|e| Error::io(shown, e))?;
-    temp.committed = true;
-    Ok(())
+fn commit(temp: TempFile, shown: &Path, existing: Existing) -> Result<(), Error> {
+    let replace = matches!(existing, Existing::Replace);
+    temp.file.commit(replace).map_err(|e| match existing {
+        Existing::Refuse(hint) if e.kind() == ErrorKind::AlreadyExists => exists_error(shown, hint),
+        _ => Error::io(shown, e),
+    })
 }
 
 fn exists_error(path: &Path, hint: &str) -> Error {
@@ -881,19 +820,6 @@ fn appended_text(content: &str, newline: bool, last_byte: Option<u8>) -> String 
     text
 }
 
-/// The temporary file name for a target called `name`:
-/// `.<name>.toolcell-tmp-<16 hex digits>`, with `name` shortened (at a
-/// character boundary) to keep the whole within [`MAX_NAME_BYTES`].
-fn temp_name(name: &str, random: u64) -> String {
-    let suffix = format!("{TEMP_MARKER}{random:016x}");
-    let room = MAX_NAME_BYTES - 1 - suffix.len();
-    let mut end = name.len().min(room);
-    while !name.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!(".{}{suffix}", &name[..end])
-}
-
 /// `diff`, cut at a line boundary to at most about `max` bytes, with a note
 /// saying how much was left out.
 fn shorten_diff(diff: &str, max: usize) -> String {
@@ -917,6 +843,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+    use std::hash::{BuildHasher, RandomState};
 
     #[test]
     fn replace_one_occurrence() {
@@ -1002,23 +929,6 @@ mod tests {
     }
 
     #[test]
-    fn temp_name_is_hidden_and_recognisable() {
-        assert_eq!(
-            temp_name("notes.txt", 0xab),
-            ".notes.txt.toolcell-tmp-00000000000000ab"
-        );
-    }
-
-    #[test]
-    fn temp_name_stays_within_name_limit() {
-        let long = "é".repeat(200); // 400 bytes
-        let name = temp_name(&long, u64::MAX);
-        assert!(name.len() <= MAX_NAME_BYTES, "{} bytes", name.len());
-        assert!(name.starts_with(".é"));
-        assert!(name.ends_with(".toolcell-tmp-ffffffffffffffff"));
-    }
-
-    #[test]
     fn shorten_diff_cuts_at_a_line() {
         let diff = "line one\nline two\nline three\n";
         assert_eq!(shorten_diff(diff, 100), diff);
@@ -1062,56 +972,19 @@ mod tests {
     }
 
     #[test]
-    fn commit_creates_and_leaves_no_temp_file() {
-        let dir = scratch("create");
-        let target = dir.join("new.txt");
-        let mut temp = TempFile::beside(&target).unwrap();
-        temp.write_all(b"hello").unwrap();
-        commit(temp, &target, &target, Existing::Refuse("hint")).unwrap();
-        assert_eq!(fs::read(&target).unwrap(), b"hello");
-        assert_eq!(names(&dir), ["new.txt"]);
-        fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn commit_refuses_an_existing_target_and_cleans_up() {
+    fn commit_refuses_an_existing_target_with_the_hint() {
         let dir = scratch("refuse");
         let target = dir.join("old.txt");
         fs::write(&target, "old").unwrap();
         let mut temp = TempFile::beside(&target).unwrap();
         temp.write_all(b"new").unwrap();
-        let error = commit(temp, &target, &target, Existing::Refuse("do X")).unwrap_err();
+        let error = commit(temp, &target, Existing::Refuse("do X")).unwrap_err();
         assert_eq!(
             error.message(),
             format!("`{}` already exists; do X", target.display())
         );
         assert_eq!(fs::read(&target).unwrap(), b"old");
         assert_eq!(names(&dir), ["old.txt"]);
-        fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn commit_replaces_when_asked() {
-        let dir = scratch("replace");
-        let target = dir.join("old.txt");
-        fs::write(&target, "old").unwrap();
-        let mut temp = TempFile::beside(&target).unwrap();
-        temp.write_all(b"new").unwrap();
-        commit(temp, &target, &target, Existing::Replace).unwrap();
-        assert_eq!(fs::read(&target).unwrap(), b"new");
-        assert_eq!(names(&dir), ["old.txt"]);
-        fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn dropped_temp_file_is_removed() {
-        let dir = scratch("drop");
-        let target = dir.join("t.txt");
-        let mut temp = TempFile::beside(&target).unwrap();
-        temp.write_all(b"partial").unwrap();
-        assert_eq!(names(&dir).len(), 1);
-        drop(temp);
-        assert!(names(&dir).is_empty());
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -8,12 +8,12 @@
 //! [`write_new`]: a temporary file beside the target, hard-linked into place so that a record
 //! that appeared meanwhile is never replaced. A failure leaves the registry directory as it was.
 
-use std::fs::{self, File, OpenOptions};
-use std::hash::{BuildHasher, RandomState};
-use std::io::{ErrorKind, Write};
-use std::path::{Path, PathBuf};
+use std::fs;
+use std::io::ErrorKind;
+use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use toolcell_sdk::fs::AtomicFile;
 use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Error, Output, host};
@@ -29,8 +29,6 @@ const MAX_RESPONSE_BYTES: usize = 2 * 1024 * 1024;
 const DEFAULT_TOPIC: &str = "unsorted";
 /// The most words of a title a derived id keeps.
 const MAX_ID_WORDS: usize = 6;
-/// What temporary files are called after the target's name.
-const TEMP_MARKER: &str = ".toolcell-tmp-";
 
 /// Arguments of `research_add`.
 #[derive(Deserialize, JsonSchema)]
@@ -313,101 +311,30 @@ fn render(technique: &Technique) -> Result<String, Error> {
 
 /// Creates `path` holding `text`, atomically, refusing if it exists.
 fn write_new(path: &Path, text: &str) -> Result<(), Error> {
-    let mut temp = TempFile::beside(path)?;
-    temp.write(text.as_bytes())?;
-    temp.commit_new()
-}
-
-/// A temporary file beside a target, removed when dropped.
-struct TempFile {
-    path: PathBuf,
-    target: PathBuf,
-    file: Option<File>,
-    /// The temporary name is now the target's (after a rename), so dropping leaves it.
-    moved: bool,
-}
-
-impl TempFile {
-    fn beside(target: &Path) -> Result<TempFile, Error> {
-        let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
-            return Err(Error::new(format!(
-                "`{}` does not name a file",
-                target.display()
-            )));
-        };
-        let state = RandomState::new();
-        let mut attempt = 0u64;
-        loop {
-            let path = dir.join(format!(
-                ".{}{TEMP_MARKER}{:016x}",
-                name.to_string_lossy(),
-                state.hash_one(attempt)
-            ));
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(file) => {
-                    return Ok(TempFile {
-                        path,
-                        target: target.to_path_buf(),
-                        file: Some(file),
-                        moved: false,
-                    });
-                }
-                Err(e) if e.kind() == ErrorKind::AlreadyExists && attempt < 8 => attempt += 1,
-                Err(e) if e.kind() == ErrorKind::PermissionDenied => {
-                    return Err(Error::new(format!(
-                        "cannot create `{}`: the registry directory is not writable (research_add \
-                         needs the plugin's first mount to be `rw` in plugins.toml)",
-                        target.display()
-                    )));
-                }
-                Err(e) => return Err(Error::io(target, e)),
-            }
+    let mut file = AtomicFile::create(path).map_err(|e| {
+        if e.kind() == ErrorKind::PermissionDenied {
+            Error::new(format!(
+                "cannot create `{}`: the registry directory is not writable (research_add needs \
+                 the plugin's first mount to be `rw` in plugins.toml)",
+                path.display()
+            ))
+        } else {
+            Error::io(path, e)
         }
-    }
-
-    fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
-        let Some(file) = self.file.as_mut() else {
-            return Err(Error::new("internal error: the temporary file is closed"));
-        };
-        file.write_all(bytes)
-            .and_then(|()| file.sync_all())
-            .map_err(|e| Error::io(&self.target, e))?;
-        self.file = None;
-        Ok(())
-    }
-
-    /// Moves the file to its target, which must not exist. A hard link fails when the target
-    /// exists, so a record written meanwhile by another call is never replaced; where hard
-    /// links are unsupported, check and rename.
-    fn commit_new(mut self) -> Result<(), Error> {
-        let exists = || {
+    })?;
+    file.write_all(text.as_bytes())
+        .map_err(|e| Error::io(path, e))?;
+    // A record written meanwhile by another call is never replaced.
+    file.commit(false).map_err(|e| {
+        if e.kind() == ErrorKind::AlreadyExists {
             Error::new(format!(
                 "`{}` already exists; pass another `technique_id`",
-                self.target.display()
+                path.display()
             ))
-        };
-        match fs::hard_link(&self.path, &self.target) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == ErrorKind::AlreadyExists => Err(exists()),
-            Err(_) if fs::symlink_metadata(&self.target).is_ok() => Err(exists()),
-            Err(_) => {
-                fs::rename(&self.path, &self.target).map_err(|e| Error::io(&self.target, e))?;
-                self.moved = true;
-                Ok(())
-            }
+        } else {
+            Error::io(path, e)
         }
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        drop(self.file.take());
-        if !self.moved {
-            // Best effort: after a hard link the target keeps the data; after a failure the
-            // error that brought us here matters more.
-            let _ = fs::remove_file(&self.path);
-        }
-    }
+    })
 }
 
 /// Today's date in UTC, `YYYY-MM-DD`.
@@ -438,6 +365,8 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use super::*;
+    use std::hash::{BuildHasher, RandomState};
+    use std::path::PathBuf;
 
     fn bert() -> Entry {
         Entry {
