@@ -2,8 +2,8 @@
 //!
 //! A plugin is a WebAssembly component that offers MCP tools. Toolcell runs
 //! each call in a fresh sandbox that can reach only what `plugins.toml`
-//! grants: mounted directories, named environment variables and, later,
-//! outbound hosts. This crate hides the WIT bindings: a plugin depends on
+//! grants: mounted directories, named environment variables and outbound
+//! hosts. This crate hides the WIT bindings: a plugin depends on
 //! `toolcell-sdk` alone.
 //!
 //! The main types:
@@ -15,7 +15,8 @@
 //!   the model can act on, sent as a result with `isError: true`.
 //! - [`export_plugin!`] exports a function that lists the plugin's tools.
 //! - [`fs`] resolves paths: a relative path is resolved against the plugin's
-//!   first mount (the guest has no current directory of its own).
+//!   first mount (the guest has no current directory of its own); its
+//!   [`fs::AtomicFile`] replaces a file whole or not at all.
 //! - [`host`] logs, reports progress, checks for cancellation and reads the
 //!   plugin's `config` table.
 //!
