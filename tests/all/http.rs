@@ -406,7 +406,42 @@ async fn raw_post(
 #[tokio::test]
 async fn logging_over_http() {
     let (_fixture, config) = fs_fixture();
-    let server = HttpServer::start(&config, None, &[]).await;
+    logging_reaches_the_get_stream(&config).await;
+}
+
+#[tokio::test]
+async fn logging_over_http_while_plugins_load() {
+    // The session, its GET stream and the log level are set up while a
+    // plugin is still loading (its list-tools spins for 3 s); the call waits
+    // for the tools, and its log message must still reach the GET stream.
+    let (fixture, _) = fs_fixture();
+    fixture.write(
+        "plugins/raw.wasm",
+        std::fs::read(crate::support::raw_wasm()).expect("read raw.wasm"),
+    );
+    let config = fixture.config(
+        r#"
+[[plugin]]
+name = "fs"
+path = "builtin:fs"
+mounts = [{ host = "data", mode = "ro" }]
+
+[[plugin]]
+name = "hostile"
+path = "plugins/hostile.wasm"
+
+[[plugin]]
+name = "raw"
+path = "plugins/raw.wasm"
+config = { spin_in_list = "yes" }
+limits = { timeout_ms = 3000 }
+"#,
+    );
+    logging_reaches_the_get_stream(&config).await;
+}
+
+async fn logging_reaches_the_get_stream(config: &std::path::Path) {
+    let server = HttpServer::start(config, None, &[]).await;
     let (client, session) = raw_session(&server).await;
     // Log messages are not tied to a request: they come on the session's GET stream.
     let mut stream = within(
