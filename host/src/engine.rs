@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use wasmtime::component::Component;
-use xxhash_rust::xxh3::Xxh3;
+use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
 /// How often the epoch advances while a call runs: the resolution of time
 /// limits and cancellation.
@@ -85,9 +85,13 @@ impl Engine {
         config.wasm_component_model(true);
         config.epoch_interruption(true);
         config.allocation_strategy(pool(capacity));
-        let mut runtime = config.clone();
-        runtime.enable_compiler(false);
-        let inner = match wasmtime::Engine::new(&runtime) {
+        // The runtime engine: the same configuration without a compiler.
+        let runtime = |config: &wasmtime::Config| {
+            let mut runtime = config.clone();
+            runtime.enable_compiler(false);
+            wasmtime::Engine::new(&runtime)
+        };
+        let inner = match runtime(&config) {
             Ok(engine) => engine,
             Err(error) => {
                 // The pool reserves address space up front (a few GiB per
@@ -95,9 +99,7 @@ impl Engine {
                 // memory per call still works.
                 tracing::warn!("instance pool unavailable, allocating per call instead: {error:#}");
                 config.allocation_strategy(wasmtime::InstanceAllocationStrategy::OnDemand);
-                runtime = config.clone();
-                runtime.enable_compiler(false);
-                wasmtime::Engine::new(&runtime)
+                runtime(&config)
                     .map_err(anyhow::Error::from)
                     .context("failed to create the wasmtime engine")?
             }
@@ -163,29 +165,26 @@ impl Engine {
     }
 
     fn compile_uncached(&self, name: &str, bytes: &[u8], sha256: &[u8; 32]) -> Result<Component> {
-        let Some(cache) = &self.cache else {
-            let serialized = self.precompile(bytes)?;
-            // SAFETY: these bytes are what `precompile_component` just
-            // returned for this engine's configuration.
-            #[allow(unsafe_code)]
-            return Ok(unsafe { Component::deserialize(&self.inner, &serialized) }?);
-        };
-        let key = cache.key(sha256);
-        match cache.load(&self.inner, &key) {
-            Ok(Some(component)) => {
-                tracing::debug!(plugin = name, "loaded compiled component from cache");
-                return Ok(component);
-            }
-            Ok(None) => {}
-            Err(error) => {
-                tracing::warn!(
-                    plugin = name,
-                    "ignoring a bad compile-cache entry: {error:#}"
-                );
+        let cached = self.cache.as_ref().map(|cache| (cache, cache.key(sha256)));
+        if let Some((cache, key)) = &cached {
+            match cache.load(&self.inner, key) {
+                Ok(Some(component)) => {
+                    tracing::debug!(plugin = name, "loaded compiled component from cache");
+                    return Ok(component);
+                }
+                Ok(None) => {}
+                Err(error) => {
+                    tracing::warn!(
+                        plugin = name,
+                        "ignoring a bad compile-cache entry: {error:#}"
+                    );
+                }
             }
         }
         let serialized = self.precompile(bytes)?;
-        if let Err(error) = cache.store(&key, &serialized) {
+        if let Some((cache, key)) = &cached
+            && let Err(error) = cache.store(key, &serialized)
+        {
             tracing::warn!(
                 plugin = name,
                 "could not write the compile cache: {error:#}"
@@ -307,9 +306,9 @@ impl Drop for TickGuard {
 /// matches. (The engine hash covers wasmtime's version and settings; the
 /// runtime engine has no code generator, so it leaves out the CPU features,
 /// which wasmtime checks against this machine's when it loads an entry: an
-/// entry from another CPU is recompiled.) Entries are written to a temporary file and renamed into place,
-/// so a reader never sees half an entry and a mapped entry is never
-/// rewritten in place.
+/// entry from another CPU is recompiled.) Entries are written to a temporary
+/// file and renamed into place, so a reader never sees half an entry and a
+/// mapped entry is never rewritten in place.
 ///
 /// The checksum catches truncation, bit rot and stray writes, not an
 /// attacker: whoever can write the user's cache directory can already change
@@ -368,18 +367,12 @@ impl CompileCache {
     fn store(&self, key: &str, payload: &[u8]) -> Result<()> {
         let mut file = tempfile::NamedTempFile::new_in(&self.dir)?;
         file.write_all(payload)?;
-        file.write_all(&checksum(payload).to_le_bytes())?;
+        file.write_all(&xxh3_128(payload).to_le_bytes())?;
         file.write_all(TRAILER_MAGIC)?;
         file.as_file().sync_all()?;
         file.persist(self.path(key))?;
         Ok(())
     }
-}
-
-fn checksum(payload: &[u8]) -> u128 {
-    let mut hasher = Xxh3::new();
-    hasher.update(payload);
-    hasher.digest128()
 }
 
 /// Checks an entry's trailer against its contents, reading through a

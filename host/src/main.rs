@@ -15,7 +15,7 @@ use toolcell::config::Config;
 use toolcell::engine::{self, Engine};
 use toolcell::plugin::CallContext;
 use toolcell::server::{self, Server};
-use toolcell::toolbox::Toolbox;
+use toolcell::toolbox::{self, Toolbox};
 
 /// Toolcell: MCP tools that run in WebAssembly sandboxes and can reach only
 /// what plugins.toml grants them.
@@ -202,12 +202,7 @@ fn load_toolbox(common: &Common, config: &Config) -> Result<Arc<Toolbox>> {
     } else {
         common.cache_dir.clone().or_else(engine::default_cache_dir)
     };
-    let loaders = std::thread::available_parallelism().map_or(2, usize::from);
-    let capacity = engine::Capacity {
-        instances: u32::try_from(config.max_concurrent_calls + loaders + 4).unwrap_or(u32::MAX),
-        memory_bytes: config.largest_memory_mb() << 20,
-    };
-    let engine = Arc::new(Engine::new(cache_dir, capacity)?);
+    let engine = Arc::new(Engine::new(cache_dir, toolbox::capacity(config))?);
     let toolbox = Toolbox::load(config, &engine)?;
     for warning in toolbox.warnings() {
         tracing::warn!("{warning}");

@@ -4,8 +4,8 @@
 //! plugin: it validates the arguments against the tool's input schema, then
 //! runs the call (at most `max_concurrent_calls` at once) as a task on the
 //! async runtime, with the request's cancellation token and progress token
-//! wired to the sandbox. A tool that fails is a result with `isError: true`; an unknown
-//! tool is JSON-RPC error -32602. [`serve_stdio`] runs it over stdin/stdout
+//! wired to the sandbox. A tool that fails is a result with `isError: true`;
+//! an unknown tool is JSON-RPC error -32602. [`serve_stdio`] runs it over stdin/stdout
 //! with a line transport of its own, which answers a line that is not JSON
 //! with a parse error (-32700) instead of dropping it, and ends when stdin
 //! closes.
@@ -121,12 +121,10 @@ impl Server {
     /// The tools, once loaded.
     async fn toolbox(&self) -> Result<Arc<Toolbox>, ErrorData> {
         let mut toolbox = self.toolbox.clone();
-        let loaded = toolbox
-            .wait_for(Option::is_some)
-            .await
-            .map_err(|_| ErrorData::internal_error("the plugins failed to load", None))?;
+        // Fails only when loading ended without tools (the sender is gone).
+        let loaded = toolbox.wait_for(Option::is_some).await.ok();
         loaded
-            .clone()
+            .and_then(|toolbox| toolbox.clone())
             .ok_or_else(|| ErrorData::internal_error("the plugins failed to load", None))
     }
 

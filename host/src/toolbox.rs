@@ -10,14 +10,14 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 
 use crate::builtin;
 use crate::config::{Config, PluginConfig, PluginSource};
-use crate::engine::Engine;
+use crate::engine::{Capacity, Engine};
 use crate::plugin::{Imports, Plugin, PluginSetup, ToolSpec};
 use crate::sandbox::Grants;
 
@@ -187,17 +187,33 @@ fn enabled(config: &Config, plugin: &PluginConfig, spec: &ToolSpec) -> bool {
             .is_none_or(|allowed| allowed.contains(&spec.name))
 }
 
-/// Runs `f` on every item, on at most one thread per core, and returns the
-/// results in order. A panic becomes that item's error.
+/// How many threads load plugins at once: one per core.
+fn loader_threads() -> usize {
+    static THREADS: LazyLock<usize> =
+        LazyLock::new(|| std::thread::available_parallelism().map_or(2, usize::from));
+    *THREADS
+}
+
+/// The engine's instance pool for `config`: every call that may run at once,
+/// every loader thread listing a plugin's tools, and a little slack; memories
+/// as large as the largest `memory_mb`.
+pub fn capacity(config: &Config) -> Capacity {
+    Capacity {
+        instances: u32::try_from(config.max_concurrent_calls + loader_threads() + 4)
+            .unwrap_or(u32::MAX),
+        memory_bytes: config.largest_memory_mb() << 20,
+    }
+}
+
+/// Runs `f` on every item, on at most [`loader_threads`] threads, and
+/// returns the results in order. A panic becomes that item's error.
 fn in_parallel<T: Sync, R: Send + Sync>(
     items: &[T],
     f: impl Fn(&T) -> Result<R> + Sync,
 ) -> Vec<Result<R>> {
     let slots: Vec<OnceLock<Result<R>>> = items.iter().map(|_| OnceLock::new()).collect();
     let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism()
-        .map_or(2, usize::from)
-        .min(items.len());
+    let threads = loader_threads().min(items.len());
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {

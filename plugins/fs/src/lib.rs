@@ -362,7 +362,6 @@ fn list_directory(args: ListDirectoryArgs) -> Result<Output, Error> {
     Ok(Output::text(out))
 }
 
-/// Opens `path` for reading, refusing directories with a useful message.
 /// How many lines `str::lines` would give, counted with SIMD.
 fn line_count(bytes: &[u8]) -> usize {
     memchr::memchr_iter(b'\n', bytes).count()
