@@ -139,8 +139,11 @@ fn fs_fixture() -> (Fixture, std::path::PathBuf) {
         "plugins/hostile.wasm",
         std::fs::read(hostile_wasm()).expect("read hostile.wasm"),
     );
-    let config = fixture.config(
-        r#"
+    let config = fixture.config(FS_AND_HOSTILE);
+    (fixture, config)
+}
+
+const FS_AND_HOSTILE: &str = r#"
 [[plugin]]
 name = "fs"
 path = "builtin:fs"
@@ -149,10 +152,7 @@ mounts = [{ host = "data", mode = "ro" }]
 [[plugin]]
 name = "hostile"
 path = "plugins/hostile.wasm"
-"#,
-    );
-    (fixture, config)
-}
+"#;
 
 async fn read_hello(client: &Peer<RoleClient>) -> String {
     let mut params = CallToolRequestParams::new("read_file");
@@ -415,28 +415,8 @@ async fn logging_over_http_while_plugins_load() {
     // plugin is still loading (its list-tools spins for 3 s); the call waits
     // for the tools, and its log message must still reach the GET stream.
     let (fixture, _) = fs_fixture();
-    fixture.write(
-        "plugins/raw.wasm",
-        std::fs::read(crate::support::raw_wasm()).expect("read raw.wasm"),
-    );
-    let config = fixture.config(
-        r#"
-[[plugin]]
-name = "fs"
-path = "builtin:fs"
-mounts = [{ host = "data", mode = "ro" }]
-
-[[plugin]]
-name = "hostile"
-path = "plugins/hostile.wasm"
-
-[[plugin]]
-name = "raw"
-path = "plugins/raw.wasm"
-config = { spin_in_list = "yes" }
-limits = { timeout_ms = 3000 }
-"#,
-    );
+    let slow = fixture.slow_loading(3000);
+    let config = fixture.config(&format!("{FS_AND_HOSTILE}{slow}"));
     logging_reaches_the_get_stream(&config).await;
 }
 
@@ -540,26 +520,9 @@ async fn cancellation_over_http_stops_the_guest() {
 async fn initialize_is_answered_while_plugins_are_still_loading() {
     // The raw plugin's list-tools spins for 5 minutes: the server must listen
     // and answer `initialize` long before that, and still stop on SIGTERM.
-    let fixture = Fixture::new();
-    fixture.write("data/hello.txt", "hello over http\n");
-    fixture.write(
-        "plugins/raw.wasm",
-        std::fs::read(crate::support::raw_wasm()).expect("read raw.wasm"),
-    );
-    let config = fixture.config(
-        r#"
-[[plugin]]
-name = "fs"
-path = "builtin:fs"
-mounts = [{ host = "data", mode = "ro" }]
-
-[[plugin]]
-name = "raw"
-path = "plugins/raw.wasm"
-config = { spin_in_list = "yes" }
-limits = { timeout_ms = 300000 }
-"#,
-    );
+    let (fixture, _) = fs_fixture();
+    let slow = fixture.slow_loading(300_000);
+    let config = fixture.config(&format!("{FS_AND_HOSTILE}{slow}"));
     let server = HttpServer::start(&config, None, &[]).await;
     let response = server.post_initialize(&[]).await;
     assert_eq!(response.status(), 200, "{}", server.log());

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::{Fixture, RawServer, Server, cli, hostile_wasm, raw_wasm, within};
+use crate::support::{Fixture, RawServer, Server, cli, hostile_wasm, within};
 
 /// A fixture with the hostile plugin (small limits) next to the builtin fs plugin.
 fn hostile_fixture(limits: &str) -> (Fixture, std::path::PathBuf) {
@@ -39,13 +39,7 @@ mounts = [{{ host = "data", mode = "ro" }}]
 /// A fixture with only the raw plugin, with `extra` added to its entry.
 fn raw_fixture(extra: &str) -> (Fixture, std::path::PathBuf) {
     let fixture = Fixture::new();
-    fixture.write(
-        "plugins/raw.wasm",
-        std::fs::read(raw_wasm()).expect("read raw.wasm"),
-    );
-    let config = fixture.config(&format!(
-        "[[plugin]]\nname = \"raw\"\npath = \"plugins/raw.wasm\"\n{extra}\n"
-    ));
+    let config = fixture.config(&fixture.raw(extra));
     (fixture, config)
 }
 
@@ -228,23 +222,15 @@ async fn a_tool_whose_schema_is_not_json_schema_is_refused_and_check_names_it() 
 #[tokio::test]
 async fn a_plugin_whose_list_tools_traps_is_skipped() {
     let (fixture, _) = hostile_fixture("");
-    fixture.write(
-        "plugins/raw.wasm",
-        std::fs::read(raw_wasm()).expect("read raw.wasm"),
-    );
-    let config = fixture.config(
-        r#"
-[[plugin]]
-name = "raw"
-path = "plugins/raw.wasm"
-config = { trap_in_list = "yes" }
-
+    let raw = fixture.raw("config = { trap_in_list = \"yes\" }");
+    let config = fixture.config(&format!(
+        r#"{raw}
 [[plugin]]
 name = "fs"
 path = "builtin:fs"
-mounts = [{ host = "data", mode = "ro" }]
-"#,
-    );
+mounts = [{{ host = "data", mode = "ro" }}]
+"#
+    ));
     let server = Server::start(&config).await;
     assert!(server.tool_names().await.contains(&"read_file".to_string()));
     assert!(!server.tool_names().await.contains(&"good".to_string()));

@@ -9,16 +9,16 @@ use crate::support::{Fixture, INVALID_PARAMS, PARSE_ERROR, PROTOCOL_VERSION, Raw
 fn fs_fixture() -> Fixture {
     let fixture = Fixture::new();
     fixture.write("data/notes.txt", "one\ntwo\nthree\n");
-    fixture.config(
-        r#"
+    fixture.config(FS_CONFIG);
+    fixture
+}
+
+const FS_CONFIG: &str = r#"
 [[plugin]]
 name = "fs"
 path = "builtin:fs"
 mounts = [{ host = "data", mode = "ro" }]
-"#,
-    );
-    fixture
-}
+"#;
 
 #[tokio::test]
 async fn initialize_negotiates_2025_11_25_and_answers_ping() {
@@ -404,24 +404,8 @@ async fn closing_stdin_before_initialize_ends_the_server_with_status_0() {
 /// `timeout_ms` stops it.
 fn slow_loading_fixture(timeout_ms: u64) -> (Fixture, std::path::PathBuf) {
     let fixture = fs_fixture();
-    fixture.write(
-        "plugins/raw.wasm",
-        std::fs::read(crate::support::raw_wasm()).expect("read raw.wasm"),
-    );
-    let config = fixture.config(&format!(
-        r#"
-[[plugin]]
-name = "fs"
-path = "builtin:fs"
-mounts = [{{ host = "data", mode = "ro" }}]
-
-[[plugin]]
-name = "raw"
-path = "plugins/raw.wasm"
-config = {{ spin_in_list = "yes" }}
-limits = {{ timeout_ms = {timeout_ms} }}
-"#
-    ));
+    let slow = fixture.slow_loading(timeout_ms);
+    let config = fixture.config(&format!("{FS_CONFIG}{slow}"));
     (fixture, config)
 }
 

@@ -207,6 +207,24 @@ impl Fixture {
         );
         relative
     }
+
+    /// Copies the raw plugin into the root and returns its `[[plugin]]`
+    /// entry, named `raw`, with `extra` lines added.
+    pub fn raw(&self, extra: &str) -> String {
+        self.write(
+            "plugins/raw.wasm",
+            std::fs::read(raw_wasm()).expect("read raw.wasm"),
+        );
+        format!("\n[[plugin]]\nname = \"raw\"\npath = \"plugins/raw.wasm\"\n{extra}\n")
+    }
+
+    /// The raw plugin's entry with a list-tools that spins until its
+    /// `timeout_ms` stops it: a plugin that is slow to load.
+    pub fn slow_loading(&self, timeout_ms: u64) -> String {
+        self.raw(&format!(
+            "config = {{ spin_in_list = \"yes\" }}\nlimits = {{ timeout_ms = {timeout_ms} }}"
+        ))
+    }
 }
 
 /// A child's stderr, collected as it arrives.
