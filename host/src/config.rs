@@ -12,7 +12,7 @@
 //! into serde types, so that one pass reports *every* problem (unknown keys, wrong types, bad
 //! values, missing files) as a [`ConfigError`] naming the file, the key path
 //! (`plugin[1] (fs).mounts[0].host`) and the reason. Messages show values and paths as written in
-//! the file, never resolved absolute paths, so they read the same on every machine.
+//! the file; a relative path that does not resolve also shows where it led.
 //!
 //! Errors are reported in a fixed order: within each table, unknown keys first (sorted), then the
 //! known keys in the order the format documents them.
@@ -53,6 +53,45 @@ const PLUGIN_KEYS: &[&str] = &[
 ];
 const TOOL_KEYS: &[&str] = &["name", "mounts", "limits"];
 const MOUNT_KEYS: &[&str] = &["host", "mode"];
+
+/// A plugin compiled into the binary, as the configuration sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct KnownBuiltin<'a> {
+    /// The name in `path = "builtin:NAME"`.
+    pub name: &'a str,
+    /// The keys its `config` table may have; any other is an error.
+    pub config_keys: &'a [&'a str],
+}
+
+/// A directory for [`Config::embedded_default`], as the user wrote it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MountArg {
+    /// The path, relative to the base directory or absolute.
+    pub path: String,
+    /// Mounted read-write (`DIR:rw`) rather than read-only.
+    pub writable: bool,
+}
+
+impl std::str::FromStr for MountArg {
+    type Err = String;
+
+    /// `DIR`, `DIR:ro` or `DIR:rw`; a colon followed by anything else is part
+    /// of the path.
+    fn from_str(text: &str) -> Result<MountArg, String> {
+        let (path, writable) = match text.rsplit_once(':') {
+            Some((path, "ro")) => (path, false),
+            Some((path, "rw")) => (path, true),
+            _ => (text, false),
+        };
+        if path.is_empty() {
+            return Err(format!("{text:?}: expected DIR, DIR:ro or DIR:rw"));
+        }
+        Ok(MountArg {
+            path: path.to_owned(),
+            writable,
+        })
+    }
+}
 
 /// A validated `plugins.toml`.
 #[derive(Clone, Debug)]
@@ -205,7 +244,7 @@ impl Config {
     ///
     /// `path` is shown as given in messages; relative paths in the file resolve against its parent
     /// directory (or `.` if it has none).
-    pub fn load(path: &Path, builtins: &[&str]) -> Result<Config, Vec<ConfigError>> {
+    pub fn load(path: &Path, builtins: &[KnownBuiltin]) -> Result<Config, Vec<ConfigError>> {
         let source = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| {
             vec![ConfigError {
@@ -219,12 +258,12 @@ impl Config {
 
     /// Validates `text`; `source` names it in messages; relative paths resolve against `base_dir`.
     ///
-    /// `builtins` are the names accepted in `path = "builtin:NAME"`.
+    /// `builtins` are the plugins accepted in `path = "builtin:NAME"`.
     pub fn parse(
         text: &str,
         source: &str,
         base_dir: &Path,
-        builtins: &[&str],
+        builtins: &[KnownBuiltin],
     ) -> Result<Config, Vec<ConfigError>> {
         let table = text
             .parse::<Table>()
@@ -234,29 +273,101 @@ impl Config {
 
     /// The configuration used when no file is given and `./plugins.toml` does not exist.
     ///
-    /// One plugin per builtin name (plugin name = builtin name, `path = "builtin:NAME"`), each with
-    /// `cwd` mounted read-only, default categories and limits. `source` is `"<embedded default>"`.
-    pub fn embedded_default(cwd: &Path, builtins: &[&str]) -> Result<Config, Vec<ConfigError>> {
+    /// One plugin per builtin (plugin name = builtin name, `path = "builtin:NAME"`), each with
+    /// `mounts` (resolved against `base_dir`), default categories and limits, plus the `write`
+    /// category when a mount is read-write. `source` is `"<embedded default>"`.
+    pub fn embedded_default(
+        base_dir: &Path,
+        mounts: &[MountArg],
+        builtins: &[KnownBuiltin],
+    ) -> Result<Config, Vec<ConfigError>> {
+        let mounts: Vec<Value> = mounts
+            .iter()
+            .map(|mount| {
+                let mut table = Table::new();
+                table.insert("host".to_owned(), Value::String(mount.path.clone()));
+                let mode = if mount.writable { "rw" } else { "ro" };
+                table.insert("mode".to_owned(), Value::String(mode.to_owned()));
+                Value::Table(table)
+            })
+            .collect();
         let plugins = builtins
             .iter()
-            .map(|name| {
-                let mut mount = Table::new();
-                mount.insert("host".to_owned(), Value::String(".".to_owned()));
-                mount.insert("mode".to_owned(), Value::String("ro".to_owned()));
+            .map(|builtin| {
                 let mut plugin = Table::new();
-                plugin.insert("name".to_owned(), Value::String((*name).to_owned()));
+                plugin.insert("name".to_owned(), Value::String(builtin.name.to_owned()));
                 plugin.insert(
                     "path".to_owned(),
-                    Value::String(format!("{BUILTIN_PREFIX}{name}")),
+                    Value::String(format!("{BUILTIN_PREFIX}{}", builtin.name)),
                 );
-                plugin.insert("mounts".to_owned(), Value::Array(vec![Value::Table(mount)]));
+                plugin.insert("mounts".to_owned(), Value::Array(mounts.clone()));
                 Value::Table(plugin)
             })
             .collect();
         let mut root = Table::new();
         root.insert("plugin".to_owned(), Value::Array(plugins));
-        Validator::new(EMBEDDED_SOURCE, cwd, builtins).config(&root)
+        let mut config = Validator::new(EMBEDDED_SOURCE, base_dir, builtins).config(&root)?;
+        let writable = config
+            .plugins
+            .iter()
+            .any(|plugin| plugin.mounts.iter().any(|mount| mount.writable));
+        if writable {
+            config.categories.push("write".to_owned());
+        }
+        Ok(config)
     }
+}
+
+/// Why `dir` must not be mounted without the user naming it, if it must not: the root, the
+/// user's home directory or one of its ancestors, a temporary or media directory shared by
+/// everyone, or a system directory (or, for those whose whole tree is the system's, anything
+/// under one). Desktop clients often start servers in `/` or the home directory.
+pub fn implicit_mount_refusal(dir: &Path, home: Option<&Path>) -> Option<String> {
+    /// Never mounted implicitly, nor anything under them.
+    const SYSTEM_TREES: &[&str] = &[
+        "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run",
+        "/sbin", "/sys", "/usr", "/var", "/private", "/System", "/Library",
+    ];
+    /// Never mounted implicitly themselves; their subdirectories may be.
+    const SHARED_ROOTS: &[&str] = &[
+        "/",
+        "/home",
+        "/Users",
+        "/root",
+        "/tmp",
+        "/mnt",
+        "/media",
+        "/opt",
+        "/srv",
+        "/Volumes",
+        "/Applications",
+    ];
+    let shown = dir.display();
+    if let Some(home) = home
+        && home.starts_with(dir)
+    {
+        return Some(if dir == home {
+            format!(
+                "Toolcell was started in your home directory `{shown}`, which is never mounted implicitly"
+            )
+        } else {
+            format!(
+                "Toolcell was started in `{shown}`, which holds your home directory and is never mounted implicitly"
+            )
+        });
+    }
+    if SHARED_ROOTS.iter().any(|root| dir == Path::new(root)) {
+        return Some(format!(
+            "Toolcell was started in `{shown}`, which is never mounted implicitly"
+        ));
+    }
+    if let Some(tree) = SYSTEM_TREES.iter().find(|tree| dir.starts_with(tree)) {
+        return Some(format!(
+            "Toolcell was started in `{shown}`, a system directory (under `{tree}`), which is \
+             never mounted implicitly"
+        ));
+    }
+    None
 }
 
 /// The directory relative paths in the file at `path` resolve against: its parent, or `.`.
@@ -310,12 +421,12 @@ fn syntax_error(source: &str, text: &str, error: &toml::de::Error) -> ConfigErro
 struct Validator<'a> {
     file: &'a str,
     base_dir: &'a Path,
-    builtins: &'a [&'a str],
+    builtins: &'a [KnownBuiltin<'a>],
     errors: Vec<ConfigError>,
 }
 
 impl<'a> Validator<'a> {
-    fn new(file: &'a str, base_dir: &'a Path, builtins: &'a [&'a str]) -> Self {
+    fn new(file: &'a str, base_dir: &'a Path, builtins: &'a [KnownBuiltin<'a>]) -> Self {
         Validator {
             file,
             base_dir,
@@ -550,6 +661,24 @@ impl<'a> Validator<'a> {
             Some(value) => self.plugin_values(value, &join(&prefix, "config")),
             None => BTreeMap::new(),
         };
+        // A builtin's keys are known here; a component file's are not.
+        if let Some(PluginSource::Builtin(builtin)) = &source
+            && let Some(known) = self.builtins.iter().find(|known| known.name == builtin)
+        {
+            for key in config.keys() {
+                if !known.config_keys.contains(&key.as_str()) {
+                    let expected = if known.config_keys.is_empty() {
+                        "it reads none".to_owned()
+                    } else {
+                        format!("expected one of: {}", known.config_keys.join(", "))
+                    };
+                    self.error(
+                        join(&join(&prefix, "config"), key),
+                        format!("unknown key for builtin:{builtin} ({expected})"),
+                    );
+                }
+            }
+        }
 
         let limits = match table.get("limits") {
             Some(value) => self.limits_table(value, &join(&prefix, "limits"), base_limits),
@@ -691,13 +820,14 @@ impl<'a> Validator<'a> {
     fn plugin_source(&mut self, value: &Value, key: &str) -> Option<PluginSource> {
         let written = self.string(value, key)?;
         if let Some(builtin) = written.strip_prefix(BUILTIN_PREFIX) {
-            if self.builtins.contains(&builtin) {
+            if self.builtins.iter().any(|known| known.name == builtin) {
                 return Some(PluginSource::Builtin(builtin.to_owned()));
             }
             let available = if self.builtins.is_empty() {
                 "this build has none".to_owned()
             } else {
-                format!("available: {}", self.builtins.join(", "))
+                let names: Vec<&str> = self.builtins.iter().map(|known| known.name).collect();
+                format!("available: {}", names.join(", "))
             };
             self.error(key, format!("unknown builtin {builtin:?} ({available})"));
             return None;
@@ -738,15 +868,22 @@ impl<'a> Validator<'a> {
                         self.error(key, "must not be empty");
                         return None;
                     }
-                    match std::fs::canonicalize(self.base_dir.join(written)) {
+                    let joined = self.base_dir.join(written);
+                    // Say where a relative path led, so a mistake is plain.
+                    let at = if Path::new(written).is_absolute() {
+                        String::new()
+                    } else {
+                        format!(" (resolved to {})", resolved(&joined).display())
+                    };
+                    match std::fs::canonicalize(&joined) {
                         Ok(host) if host.is_dir() => Some(host),
                         Ok(_) => {
-                            self.error(key, format!("{written:?}: not a directory"));
+                            self.error(key, format!("{written:?}{at}: not a directory"));
                             None
                         }
                         Err(e) => {
                             let reason = io_reason(&e, "directory");
-                            self.error(key, format!("{written:?}: {reason}"));
+                            self.error(key, format!("{written:?}{at}: {reason}"));
                             None
                         }
                     }
@@ -943,6 +1080,28 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
+/// Where `path` leads: its longest existing ancestor canonicalised (symlinks and `..`
+/// resolved), then the rest as written.
+fn resolved(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut existing = path;
+    loop {
+        if let Ok(canonical) = std::fs::canonicalize(existing) {
+            return rest
+                .iter()
+                .rev()
+                .fold(canonical, |path, part| path.join(part));
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                existing = parent;
+            }
+            _ => return std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
+        }
+    }
+}
+
 /// A value's type, with the value itself when it is short (a scalar), for "found ..." messages.
 fn describe(value: &Value) -> String {
     match value {
@@ -1058,7 +1217,10 @@ fn is_env_name(s: &str) -> bool {
 mod tests {
     use super::*;
 
-    const BUILTINS: &[&str] = &["fs"];
+    const BUILTINS: &[KnownBuiltin<'static>] = &[KnownBuiltin {
+        name: "fs",
+        config_keys: &["max_file_bytes", "max_diff_bytes"],
+    }];
 
     fn parse_in(dir: &Path, text: &str) -> Result<Config, Vec<ConfigError>> {
         Config::parse(text, "plugins.toml", dir, BUILTINS)
@@ -1321,10 +1483,11 @@ mod tests {
     #[test]
     fn config_values_are_stringified() {
         let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("p.wasm"), b"\0asm").unwrap();
         let text = r#"
             [[plugin]]
-            name = "fs"
-            path = "builtin:fs"
+            name = "p"
+            path = "p.wasm"
             config = { s = "text", i = -3, f = 1.0, g = 2.5, b = true, "odd key" = "x" }
         "#;
         let config = parse_in(dir.path(), text).unwrap();
@@ -1364,10 +1527,21 @@ mod tests {
         assert_eq!(base_dir(Path::new("/plugins.toml")), Path::new("/"));
     }
 
+    fn cwd_read_only() -> Vec<MountArg> {
+        vec![".".parse().unwrap()]
+    }
+
     #[test]
-    fn embedded_default_mounts_cwd_read_only() {
+    fn embedded_default_mounts_what_it_is_given() {
         let dir = tempfile::tempdir().unwrap();
-        let config = Config::embedded_default(dir.path(), &["fs", "grep"]).unwrap();
+        let two = [
+            BUILTINS[0],
+            KnownBuiltin {
+                name: "grep",
+                config_keys: &[],
+            },
+        ];
+        let config = Config::embedded_default(dir.path(), &cwd_read_only(), &two).unwrap();
         assert_eq!(config.source, "<embedded default>");
         assert_eq!(config.categories, DEFAULT_CATEGORIES);
         assert_eq!(config.limits, Limits::default());
@@ -1388,16 +1562,75 @@ mod tests {
             assert_eq!(plugin.tools, None);
             assert!(plugin.tools_overrides.is_empty());
         }
+
+        // No mounts at all, and a read-write one, which also enables writing.
+        let none = Config::embedded_default(dir.path(), &[], BUILTINS).unwrap();
+        assert!(none.plugins[0].mounts.is_empty());
+        let rw = Config::embedded_default(dir.path(), &[".:rw".parse().unwrap()], BUILTINS);
+        let rw = rw.unwrap();
+        assert!(rw.plugins[0].mounts[0].writable);
+        assert!(rw.categories.contains(&"write".to_owned()));
     }
 
     #[test]
-    fn embedded_default_with_missing_cwd_is_an_error() {
+    fn embedded_default_with_a_missing_mount_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
-        let errors = messages(Config::embedded_default(&dir.path().join("gone"), &["fs"]));
+        let gone = dir.path().join("gone");
+        let errors = messages(Config::embedded_default(&gone, &cwd_read_only(), BUILTINS));
         assert_eq!(
             errors,
-            [r#"<embedded default>: plugin[0] (fs).mounts[0].host: ".": no such directory"#]
+            [format!(
+                "<embedded default>: plugin[0] (fs).mounts[0].host: \".\" (resolved to {}): no \
+                 such directory",
+                gone.display()
+            )]
         );
+    }
+
+    #[test]
+    fn mount_arguments() {
+        let parse = |text: &str| text.parse::<MountArg>();
+        let mount = |path: &str, writable| MountArg {
+            path: path.to_owned(),
+            writable,
+        };
+        assert_eq!(parse("src"), Ok(mount("src", false)));
+        assert_eq!(parse("src:ro"), Ok(mount("src", false)));
+        assert_eq!(parse("/a/b:rw"), Ok(mount("/a/b", true)));
+        assert_eq!(parse("c:\\x"), Ok(mount("c:\\x", false)));
+        assert_eq!(parse("a:b:rw"), Ok(mount("a:b", true)));
+        assert!(parse(":rw").is_err());
+        assert!(parse("").is_err());
+    }
+
+    #[test]
+    fn directories_never_mounted_implicitly() {
+        let home = Path::new("/home/ann");
+        let refused = |dir: &str| implicit_mount_refusal(Path::new(dir), Some(home));
+        for dir in [
+            "/",
+            "/home",
+            "/home/ann",
+            "/etc",
+            "/etc/nginx",
+            "/usr/local/src",
+            "/tmp",
+            "/proc/self",
+            "/var/lib",
+        ] {
+            assert!(refused(dir).is_some(), "{dir} should be refused");
+        }
+        for dir in [
+            "/home/ann/project",
+            "/tmp/work",
+            "/srv/www",
+            "/opt/app",
+            "/data",
+        ] {
+            assert_eq!(refused(dir), None, "{dir} should be allowed");
+        }
+        assert!(refused("/home/ann").unwrap().contains("home directory"));
+        assert!(refused("/").unwrap().contains("`/`"));
     }
 
     #[test]
@@ -1468,6 +1701,7 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/../tests/config/invalid"
         ));
+        let canonical_dir = std::fs::canonicalize(dir).unwrap().display().to_string();
         let bless = std::env::var_os("TOOLCELL_BLESS").is_some_and(|v| v == "1");
         let mut cases: Vec<PathBuf> = std::fs::read_dir(dir)
             .unwrap()
@@ -1486,7 +1720,11 @@ mod tests {
                     failures.push(format!("{file_name}: parsed without errors"));
                     continue;
                 }
-                Err(errors) => errors.iter().map(|e| format!("{e}\n")).collect::<String>(),
+                // Resolved paths differ from machine to machine.
+                Err(errors) => errors
+                    .iter()
+                    .map(|e| format!("{e}\n").replace(&canonical_dir, "<dir>"))
+                    .collect::<String>(),
             };
             let err_path = case.with_extension("err");
             if bless {

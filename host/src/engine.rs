@@ -37,6 +37,7 @@ pub struct Engine {
     compiler: OnceLock<Result<wasmtime::Engine, String>>,
     config: wasmtime::Config,
     ticker: Ticker,
+    handles_per_call: usize,
     cache: Option<CompileCache>,
     /// Components of this process by SHA-256; a slot is filled by the first
     /// plugin that needs it while later ones with the same bytes wait.
@@ -45,8 +46,9 @@ pub struct Engine {
 
 type CompileSlot = OnceLock<Result<Component, String>>;
 
-/// How many instances may exist at once and how big their memories may grow:
-/// the size of the engine's pool of instance slots.
+/// How many instances may exist at once, how big their memories may grow
+/// (the size of the engine's pool of instance slots), and how many handles
+/// each call may hold.
 #[derive(Clone, Copy, Debug)]
 pub struct Capacity {
     /// Component instances alive at once: calls running, plus plugins
@@ -54,15 +56,72 @@ pub struct Capacity {
     pub instances: u32,
     /// The largest linear memory any plugin may grow to, in bytes.
     pub memory_bytes: u64,
+    /// WASI handles (open files, directories, directory listings, streams,
+    /// HTTP requests) one call may hold at once; see [`handles_per_call`].
+    pub handles_per_call: usize,
 }
 
 impl Default for Capacity {
-    /// 64 instances of up to 256 MiB.
+    /// 64 instances of up to 256 MiB, each holding up to
+    /// [`MAX_HANDLES_PER_CALL`] handles.
     fn default() -> Capacity {
         Capacity {
             instances: 64,
             memory_bytes: 256 << 20,
+            handles_per_call: MAX_HANDLES_PER_CALL,
         }
+    }
+}
+
+/// The most handles a call may hold, however many descriptors the process has.
+pub const MAX_HANDLES_PER_CALL: usize = 256;
+/// The fewest: a recursive walk holds one directory per level.
+const MIN_HANDLES_PER_CALL: usize = 32;
+/// Descriptors kept for the server itself: stdio, sockets, the runtime, and
+/// each running call's mounts (opened before the guest runs).
+const RESERVED_DESCRIPTORS: u64 = 128;
+/// How far [`raise_descriptor_limit`] raises the soft limit at most.
+const DESCRIPTOR_TARGET: u64 = 65_536;
+
+/// How many handles each of `calls` concurrent calls may hold so that,
+/// together, they cannot use up the process's `descriptor_limit` (its soft
+/// `RLIMIT_NOFILE`) and make another call fail to open a file.
+pub fn handles_per_call(descriptor_limit: Option<u64>, calls: usize) -> usize {
+    let Some(limit) = descriptor_limit else {
+        return MAX_HANDLES_PER_CALL;
+    };
+    let share = limit.saturating_sub(RESERVED_DESCRIPTORS) / calls.max(1) as u64;
+    usize::try_from(share)
+        .unwrap_or(usize::MAX)
+        .clamp(MIN_HANDLES_PER_CALL, MAX_HANDLES_PER_CALL)
+}
+
+/// Raises the soft `RLIMIT_NOFILE` towards the hard one (desktops often
+/// start programs with a soft limit of 1,024), and returns the soft limit
+/// now in force, or `None` where there is none to read.
+pub fn raise_descriptor_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+        let limit = getrlimit(Resource::Nofile);
+        let soft = limit.current?;
+        let target = limit
+            .maximum
+            .map_or(DESCRIPTOR_TARGET, |hard| hard.min(DESCRIPTOR_TARGET));
+        if target > soft {
+            let raised = Rlimit {
+                current: Some(target),
+                maximum: limit.maximum,
+            };
+            if setrlimit(Resource::Nofile, raised).is_ok() {
+                return Some(target);
+            }
+        }
+        Some(soft)
+    }
+    #[cfg(not(unix))]
+    {
+        None
     }
 }
 
@@ -120,6 +179,7 @@ impl Engine {
             compiler: OnceLock::new(),
             config,
             ticker,
+            handles_per_call: capacity.handles_per_call,
             cache,
             compiled: Mutex::new(HashMap::new()),
         })
@@ -128,6 +188,11 @@ impl Engine {
     /// The wasmtime engine.
     pub fn wasmtime(&self) -> &wasmtime::Engine {
         &self.inner
+    }
+
+    /// How many handles one call may hold at once.
+    pub fn handles_per_call(&self) -> usize {
+        self.handles_per_call
     }
 
     /// Keeps the epoch advancing until the guard is dropped.

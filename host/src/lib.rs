@@ -8,7 +8,9 @@
 //!   `InstancePre` in a fresh store with its limits.
 //! - [`sandbox`]: the WASI context of a call, built from the plugin's grants.
 //! - [`toolbox`]: the union of every plugin's enabled tools.
-//! - [`server`]: the MCP `ServerHandler` and the stdio transport.
+//! - [`server`]: the MCP `ServerHandler`: routing, call slots and deadlines,
+//!   capabilities, the client's roots.
+//! - [`stdio`]: the line transport on stdin and stdout.
 //! - [`http`]: the Streamable HTTP transport, with origin checks and tokens.
 //! - [`builtin`]: the first-party plugins embedded in the binary.
 
@@ -19,4 +21,5 @@ pub mod http;
 pub mod plugin;
 pub mod sandbox;
 pub mod server;
+pub mod stdio;
 pub mod toolbox;

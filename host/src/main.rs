@@ -1,6 +1,7 @@
 //! The `toolcell` command: parse the command line, call the library, map
-//! errors to exit codes (0 ok, 1 a failed check or an `isError` result, 2 a
-//! usage or configuration error).
+//! errors to exit codes, the same for every command: 0 ok, 1 a check that
+//! found problems or a call whose result is an error, 2 a usage or
+//! configuration error.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -11,11 +12,16 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use rmcp::model::ContentBlock;
 use toolcell::builtin;
-use toolcell::config::Config;
+use toolcell::config::{self, Config, MountArg};
 use toolcell::engine::{self, Engine};
 use toolcell::plugin::CallContext;
-use toolcell::server::{self, Server};
+use toolcell::server::{MountPolicy, Server};
 use toolcell::toolbox::{self, Toolbox};
+
+/// A check found problems, or a call's result is an error.
+const EXIT_FAILED: u8 = 1;
+/// A usage or configuration error.
+const EXIT_USAGE: u8 = 2;
 
 /// Toolcell: MCP tools that run in WebAssembly sandboxes and can reach only
 /// what plugins.toml grants them.
@@ -42,10 +48,18 @@ enum Command {
 #[derive(Args, Clone)]
 struct Common {
     /// The configuration file. Default: ./plugins.toml if it exists, otherwise
-    /// the embedded default (the builtin plugins, with the current directory
-    /// mounted read-only).
+    /// the embedded default (the builtin plugins, with the client's MCP roots
+    /// or the current directory mounted read-only; never `/`, the home
+    /// directory or a system directory).
     #[arg(long, short, value_name = "FILE")]
     config: Option<PathBuf>,
+
+    /// A folder the builtin plugins may see, instead of the default ones:
+    /// DIR (read-only), DIR:ro or DIR:rw (which also enables the write tools).
+    /// Repeatable. Serves the embedded default configuration; ./plugins.toml is
+    /// not read.
+    #[arg(long, value_name = "DIR[:ro|rw]", conflicts_with = "config")]
+    mount: Vec<MountArg>,
 
     /// Log level for stderr: error, warn, info, debug or trace (RUST_LOG,
     /// when set, takes precedence).
@@ -68,8 +82,9 @@ struct ServeArgs {
     common: Common,
 
     /// Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio,
-    /// e.g. 127.0.0.1:8808. A non-loopback address requires a token.
-    #[arg(long, value_name = "ADDR")]
+    /// e.g. 127.0.0.1:8808 or localhost:8808. A non-loopback address requires
+    /// a token.
+    #[arg(long, value_name = "ADDR", value_parser = listen_addr)]
     http: Option<std::net::SocketAddr>,
 
     /// A file holding the bearer token HTTP clients must send (default: the
@@ -126,7 +141,7 @@ fn main() -> ExitCode {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("error: cannot start the async runtime: {error}");
-            return ExitCode::from(2);
+            return ExitCode::from(EXIT_USAGE);
         }
     };
     let outcome = runtime.block_on(async {
@@ -144,16 +159,33 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(error) => {
             eprintln!("error: {error:#}");
-            ExitCode::from(2)
+            ExitCode::from(EXIT_USAGE)
         }
     }
 }
 
+/// `IP:PORT`, `[IPv6]:PORT`, or `localhost:PORT` (127.0.0.1).
+fn listen_addr(text: &str) -> Result<std::net::SocketAddr, String> {
+    if let Ok(addr) = text.parse() {
+        return Ok(addr);
+    }
+    let invalid = || {
+        format!("invalid address {text:?}: expected IP:PORT or localhost:PORT, e.g. 127.0.0.1:8808")
+    };
+    let (host, port) = text.rsplit_once(':').ok_or_else(invalid)?;
+    let port: u16 = port.parse().map_err(|_| invalid())?;
+    if host.eq_ignore_ascii_case("localhost") {
+        return Ok((std::net::Ipv4Addr::LOCALHOST, port).into());
+    }
+    Err(invalid())
+}
+
 fn init_logging(level: &str) {
     use tracing_subscriber::EnvFilter;
-    // rmcp logs every session event at info; keep that for debug levels.
+    // rmcp logs every session event at info, and every error response (a
+    // client's mistake) at warn; keep those for debug levels.
     let directives = match level {
-        "info" | "warn" | "error" => format!("{level},rmcp=warn"),
+        "info" | "warn" | "error" => format!("{level},rmcp=error"),
         _ => level.to_string(),
     };
     let filter = EnvFilter::try_from_default_env()
@@ -167,25 +199,45 @@ fn init_logging(level: &str) {
         .init();
 }
 
-/// Finds and validates the configuration; every error at once.
-fn load_config(common: &Common) -> Result<Config> {
-    let builtins = builtin::names();
+/// Finds and validates the configuration, every error at once, and says
+/// where calls get their directories when the configuration leaves it open.
+fn load_config(common: &Common) -> Result<(Config, MountPolicy)> {
+    let builtins = builtin::known();
+    let defaults: Vec<_> = builtins
+        .iter()
+        .copied()
+        .filter(|known| builtin::DEFAULT.contains(&known.name))
+        .collect();
+    let mut policy = MountPolicy::default();
     let result = match &common.config {
         Some(path) => Config::load(path, &builtins),
+        None if !common.mount.is_empty() => {
+            let cwd = std::env::current_dir().context("cannot read the current directory")?;
+            if Path::new("plugins.toml").is_file() {
+                tracing::info!("--mount given: serving the embedded default, not ./plugins.toml");
+            }
+            Config::embedded_default(&cwd, &common.mount, &defaults)
+        }
         None if Path::new("plugins.toml").is_file() => {
             Config::load(Path::new("plugins.toml"), &builtins)
         }
         None => {
             let cwd = std::env::current_dir().context("cannot read the current directory")?;
-            let defaults: Vec<&str> = builtin::DEFAULT
-                .iter()
-                .copied()
-                .filter(|name| builtins.contains(name))
-                .collect();
-            Config::embedded_default(&cwd, &defaults)
+            let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
+            let home = dirs::home_dir().map(|home| std::fs::canonicalize(&home).unwrap_or(home));
+            policy.client_roots = true;
+            policy.unmounted_reason = config::implicit_mount_refusal(&cwd, home.as_deref());
+            let mounts = match policy.unmounted_reason {
+                Some(_) => Vec::new(),
+                None => vec![MountArg {
+                    path: ".".to_owned(),
+                    writable: false,
+                }],
+            };
+            Config::embedded_default(&cwd, &mounts, &defaults)
         }
     };
-    result.map_err(|errors| {
+    let config = result.map_err(|errors| {
         let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
         anyhow::anyhow!(
             "the configuration has {} error{}:\n{}",
@@ -193,7 +245,46 @@ fn load_config(common: &Common) -> Result<Config> {
             if errors.len() == 1 { "" } else { "s" },
             lines.join("\n")
         )
-    })
+    })?;
+    policy.categories = config.categories.clone();
+    Ok((config, policy))
+}
+
+/// Logs each mounted directory with its mode, and where the embedded
+/// default's directories come from.
+fn log_mounts(config: &Config, policy: &MountPolicy) {
+    let mut mounted: Vec<(&Path, bool, Vec<&str>)> = Vec::new();
+    for plugin in &config.plugins {
+        let overrides = plugin.tools_overrides.values();
+        let tool_mounts = overrides.filter_map(|tool| tool.mounts.as_deref());
+        for mount in plugin.mounts.iter().chain(tool_mounts.flatten()) {
+            let key = (mount.host.as_path(), mount.writable);
+            match mounted.iter_mut().find(|(path, rw, _)| (*path, *rw) == key) {
+                Some((_, _, plugins)) if plugins.contains(&plugin.name.as_str()) => {}
+                Some((_, _, plugins)) => plugins.push(&plugin.name),
+                None => mounted.push((key.0, key.1, vec![&plugin.name])),
+            }
+        }
+    }
+    for (path, writable, plugins) in mounted {
+        let mode = if writable { "read-write" } else { "read-only" };
+        tracing::info!(
+            "mounted {} {mode} for {}",
+            path.display(),
+            plugins.join(", ")
+        );
+    }
+    if policy.client_roots {
+        tracing::info!(
+            "a client that offers MCP roots gets them mounted read-only instead of the default"
+        );
+    }
+    if let Some(reason) = &policy.unmounted_reason {
+        tracing::warn!(
+            "no folder is mounted: {reason}; the tools will answer with an error unless the \
+             client offers MCP roots. Grant a folder with `--mount DIR` or `--config FILE`"
+        );
+    }
 }
 
 fn load_toolbox(common: &Common, config: &Config) -> Result<Arc<Toolbox>> {
@@ -202,7 +293,11 @@ fn load_toolbox(common: &Common, config: &Config) -> Result<Arc<Toolbox>> {
     } else {
         common.cache_dir.clone().or_else(engine::default_cache_dir)
     };
-    let engine = Arc::new(Engine::new(cache_dir, toolbox::capacity(config))?);
+    let descriptors = engine::raise_descriptor_limit();
+    let engine = Arc::new(Engine::new(
+        cache_dir,
+        toolbox::capacity(config, descriptors),
+    )?);
     let toolbox = Toolbox::load(config, &engine)?;
     for warning in toolbox.warnings() {
         tracing::warn!("{warning}");
@@ -217,11 +312,12 @@ async fn serve(args: &ServeArgs) -> Result<ExitCode> {
         Some(_) => toolcell::http::load_token(args.token_file.as_deref())?,
         None => None,
     };
-    let config = load_config(common)?;
+    let (config, policy) = load_config(common)?;
+    log_mounts(&config, &policy);
     // The server starts before the plugins are loaded, so that a client's
     // `initialize` is answered at once even when a cold compile cache makes
     // loading slow; `tools/list` and calls wait for the tools.
-    let (server, loading) = Server::loading(config.max_concurrent_calls);
+    let (server, loading) = Server::loading(config.max_concurrent_calls, policy);
     let mut serving = match args.http {
         Some(addr) => {
             let options = toolcell::http::HttpOptions {
@@ -235,7 +331,7 @@ async fn serve(args: &ServeArgs) -> Result<ExitCode> {
         }
         None => {
             tracing::info!("serving MCP on stdio");
-            tokio::spawn(server::serve_stdio(server))
+            tokio::spawn(toolcell::stdio::serve_stdio(server))
         }
     };
     let common = common.clone();
@@ -268,13 +364,14 @@ fn log_loaded(config: &Config, toolbox: &Toolbox) {
         config = %config.source,
         plugins = toolbox.plugins().len(),
         failed = toolbox.failures().len(),
+        refused = toolbox.errors().len(),
         tools = toolbox.routes().len(),
         "tools loaded"
     );
 }
 
 fn tools(common: &Common) -> Result<ExitCode> {
-    let config = load_config(common)?;
+    let (config, _) = load_config(common)?;
     let toolbox = load_toolbox(common, &config)?;
     let mut rows = vec![[
         "TOOL".to_string(),
@@ -358,6 +455,9 @@ fn tools(common: &Common) -> Result<ExitCode> {
             failure.plugin, failure.error
         );
     }
+    for error in toolbox.errors() {
+        eprintln!("error: {error}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -367,7 +467,7 @@ async fn call(args: CallArgs) -> Result<ExitCode> {
     let serde_json::Value::Object(arguments) = arguments else {
         bail!("the arguments must be a JSON object, such as '{{\"path\": \"README.md\"}}'");
     };
-    let config = load_config(&args.common)?;
+    let (config, policy) = load_config(&args.common)?;
     let toolbox = load_toolbox(&args.common, &config)?;
     for failure in toolbox.failures() {
         eprintln!(
@@ -375,7 +475,16 @@ async fn call(args: CallArgs) -> Result<ExitCode> {
             failure.plugin, failure.error
         );
     }
-    let server = Server::new(toolbox, config.max_concurrent_calls);
+    if toolbox.get(&args.tool).is_none() {
+        match toolbox.why_disabled(&config.categories, &args.tool) {
+            Some(reason) => bail!("{reason}"),
+            None => bail!(
+                "unknown tool `{}`; `toolcell tools` lists the tools this configuration serves",
+                args.tool
+            ),
+        }
+    }
+    let server = Server::new(toolbox, config.max_concurrent_calls, policy);
     let result = server
         .call(&args.tool, Some(arguments), CallContext::default())
         .await
@@ -400,25 +509,19 @@ async fn call(args: CallArgs) -> Result<ExitCode> {
         }
     }
     Ok(if result.is_error == Some(true) {
-        ExitCode::from(1)
+        ExitCode::from(EXIT_FAILED)
     } else {
         ExitCode::SUCCESS
     })
 }
 
 fn check(common: &Common) -> Result<ExitCode> {
-    let config = match load_config(common) {
-        Ok(config) => config,
-        Err(error) => {
-            eprintln!("{error:#}");
-            return Ok(ExitCode::from(1));
-        }
-    };
+    let (config, _) = load_config(common)?;
     let toolbox = match load_toolbox(common, &config) {
         Ok(toolbox) => toolbox,
         Err(error) => {
             eprintln!("{}: {error:#}", config.source);
-            return Ok(ExitCode::from(1));
+            return Ok(ExitCode::from(EXIT_FAILED));
         }
     };
     let mut problems = 0;
@@ -427,6 +530,10 @@ fn check(common: &Common) -> Result<ExitCode> {
             "{}: plugin `{}` did not load: {}",
             config.source, failure.plugin, failure.error
         );
+        problems += 1;
+    }
+    for error in toolbox.errors() {
+        eprintln!("{error}");
         problems += 1;
     }
     for warning in toolbox.warnings() {
@@ -445,7 +552,7 @@ fn check(common: &Common) -> Result<ExitCode> {
     }
     if problems > 0 {
         eprintln!("{problems} problem(s) found");
-        return Ok(ExitCode::from(1));
+        return Ok(ExitCode::from(EXIT_FAILED));
     }
     println!(
         "{}: ok: {} plugin(s), {} tool(s) enabled, {} not enabled",

@@ -6,19 +6,29 @@
 //! validated descriptor, the MCP form of it and the argument validator
 //! (compiled on first use, then kept), so nothing is parsed again per call.
 //! [`Plugin::call`] then runs one call in a fresh `Store` (a new instance, a
-//! new WASI context), with the plugin's time and memory limits; every way a
-//! call can fail becomes a [`CallError`] whose message the model can read.
+//! new WASI context), with the plugin's time, memory and handle limits; every
+//! way a call can fail becomes a [`CallError`] whose message the model can
+//! read.
+//!
+//! A call ends by its deadline whatever the guest is doing. Running wasm
+//! yields to the runtime at every epoch tick; WASI file operations run on
+//! tokio's blocking pool (never on a runtime worker), and clocks, sockets and
+//! HTTP bodies are futures; so the timer and the cancellation tokens that
+//! race the call in [`Plugin::call`] always get to fire. When one does, the
+//! call's future is dropped: its store, instance slot and handles go with it,
+//! even if a blocking-pool thread is still stuck in the kernel.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 use base64::Engine as _;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use serde_json::Value;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-use wasmtime::component::{Linker, ResourceTable};
+use wasmtime::component::{Linker, ResourceTable, ResourceTableError};
 use wasmtime::{ResourceLimiter, Store, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
@@ -61,13 +71,30 @@ pub struct CallContext {
     /// The call stops as soon as any of these is cancelled: the client's
     /// cancellation of the request, the server's shutdown.
     pub cancel: Vec<CancellationToken>,
+    /// When the call must have ended; default: its `timeout_ms` from when it
+    /// starts. The server sets it when it accepts the call, so time spent
+    /// waiting for a free slot counts too.
+    pub deadline: Option<Instant>,
+    /// The directories the call sees instead of its tool's configured
+    /// mounts (the client's roots, for the embedded default).
+    pub mounts: Option<Arc<[Mount]>>,
     /// Where progress and log lines go, if anywhere.
     pub observer: Option<Arc<dyn CallObserver>>,
 }
 
 impl CallContext {
-    fn is_cancelled(&self) -> bool {
+    /// Whether any of the tokens has been cancelled.
+    pub fn is_cancelled(&self) -> bool {
         self.cancel.iter().any(CancellationToken::is_cancelled)
+    }
+
+    /// Resolves once any of the tokens is cancelled; never if there are none.
+    pub async fn cancelled(&self) {
+        if self.cancel.is_empty() {
+            return std::future::pending().await;
+        }
+        let waits = self.cancel.iter().map(|token| Box::pin(token.cancelled()));
+        futures_util::future::select_all(waits).await;
     }
 }
 
@@ -83,11 +110,36 @@ pub enum CallError {
         /// The limit.
         ms: u64,
     },
+    /// Every call slot stayed busy until the deadline.
+    #[error(
+        "`{tool}` did not start within its limit of {ms} ms: all {slots} call slots \
+         (max_concurrent_calls) stayed busy; try again later"
+    )]
+    Busy {
+        /// The tool.
+        tool: String,
+        /// The limit.
+        ms: u64,
+        /// How many calls may run at once.
+        slots: usize,
+    },
     /// The client cancelled the call.
     #[error("`{tool}` was cancelled")]
     Cancelled {
         /// The tool.
         tool: String,
+    },
+    /// The guest held more handles (files, directories, streams) at once
+    /// than a call may.
+    #[error(
+        "`{tool}` was stopped: it held more than {max} open handles (files, directories, \
+         streams) at once, the limit per call; work on fewer files at a time"
+    )]
+    TooManyHandles {
+        /// The tool.
+        tool: String,
+        /// The limit.
+        max: usize,
     },
     /// The guest tried to grow its memory past the limit.
     #[error("`{tool}` ran out of memory: it tried to use more than its limit of {mb} MiB")]
@@ -267,6 +319,8 @@ impl Plugin {
         };
         let descriptors = list_tools(&plugin)
             .with_context(|| format!("plugin `{}` failed to list its tools", plugin.name))?;
+        check_listing_size(&descriptors)
+            .with_context(|| format!("plugin `{}` is refused", plugin.name))?;
         let mut tools = Vec::with_capacity(descriptors.len());
         for descriptor in descriptors {
             let tool_name = descriptor.name.clone();
@@ -310,6 +364,8 @@ impl Plugin {
     ///
     /// The guest runs on a fiber within the calling task and yields to the
     /// runtime at every epoch tick, so a long call does not hold a worker.
+    /// The call ends by its deadline, or when it is cancelled, whatever the
+    /// guest is doing (see the module docs).
     pub async fn call(
         &self,
         tool: &ToolSpec,
@@ -322,19 +378,22 @@ impl Plugin {
         };
         let scope = ToolScope {
             name: &tool.name,
-            mounts: &tool.mounts,
+            mounts: cx.mounts.as_deref().unwrap_or(&tool.mounts),
             env: &self.grants.env,
             network: &self.grants.network,
             read_only: tool.read_only,
             limits: tool.limits,
         };
-        let mut run = self.start(&scope, cx).await?;
-        let result = run
-            .bindings
-            .toolcell_plugin_tools()
-            .call_call_tool(&mut run.store, &call)
-            .await;
-        let result = result.map_err(|error| self.failure(&run.store, &scope, error))?;
+        let run = async {
+            let mut run = self.start(&scope, cx).await?;
+            let result = run
+                .bindings
+                .toolcell_plugin_tools()
+                .call_call_tool(&mut run.store, &call)
+                .await;
+            result.map_err(|error| self.failure(&run.store, &scope, error))
+        };
+        let result = bounded(run, &scope, cx).await?;
         to_mcp(result, tool.limits.max_output_bytes).map_err(|reason| CallError::InvalidResult {
             tool: tool.name.clone(),
             reason,
@@ -358,11 +417,13 @@ impl Plugin {
         })?;
         let memory_bytes =
             usize::try_from(limits.memory_mb.saturating_mul(1024 * 1024)).unwrap_or(usize::MAX);
+        let mut table = ResourceTable::new();
+        table.set_max_capacity(self.engine.handles_per_call());
         let state = CallState {
             wasi,
             http: WasiHttpCtx::new(),
             network: NetworkPolicy::new(self.name.clone(), scope.network.clone()),
-            table: ResourceTable::new(),
+            table,
             limiter: MemoryLimiter {
                 max_bytes: memory_bytes,
                 hit: false,
@@ -375,19 +436,11 @@ impl Plugin {
         };
         let mut store = Store::new(self.engine.wasmtime(), state);
         store.limiter(|state| &mut state.limiter);
-        let timeout = Duration::from_millis(limits.timeout_ms);
-        let deadline = Instant::now() + timeout;
-        let cancel = cx.clone();
+        // The guest yields at every tick so that the timer and the
+        // cancellation racing it in `bounded` get their turn; they, not this
+        // callback, decide when the call ends.
         store.set_epoch_deadline(1);
-        store.epoch_deadline_callback(move |_| {
-            if cancel.is_cancelled() {
-                Err(Interrupt::Cancelled.into())
-            } else if Instant::now() >= deadline {
-                Err(Interrupt::Timeout.into())
-            } else {
-                Ok(UpdateDeadline::Yield(1))
-            }
-        });
+        store.epoch_deadline_callback(|_| Ok(UpdateDeadline::Yield(1)));
         let ticking = self.engine.tick();
         match self.pre.instantiate_async(&mut store).await {
             Ok(bindings) => Ok(Run {
@@ -408,19 +461,23 @@ impl Plugin {
     ) -> CallError {
         let tool = scope.name.to_string();
         let limits = scope.limits;
-        if let Some(interrupt) = error.downcast_ref::<Interrupt>() {
-            return match interrupt {
-                Interrupt::Timeout => CallError::Timeout {
-                    tool,
-                    ms: limits.timeout_ms,
-                },
-                Interrupt::Cancelled => CallError::Cancelled { tool },
-            };
-        }
         if store.data().limiter.hit {
             return CallError::OutOfMemory {
                 tool,
                 mb: limits.memory_mb,
+            };
+        }
+        let table_full = error.chain().any(|cause| {
+            matches!(
+                cause.downcast_ref::<ResourceTableError>(),
+                Some(ResourceTableError::Full)
+            )
+        });
+        if table_full {
+            tracing::info!(plugin = &*self.name, tool = %tool, "call stopped at the handle limit");
+            return CallError::TooManyHandles {
+                tool,
+                max: store.data().table.max_capacity(),
             };
         }
         tracing::warn!(plugin = &*self.name, tool = %tool, "plugin trapped: {error:?}");
@@ -434,6 +491,26 @@ impl Plugin {
     }
 }
 
+/// Runs `work` until it ends, the deadline passes or the call is cancelled,
+/// whichever comes first. Dropping `work` drops the run's store with it.
+async fn bounded<T>(
+    work: impl Future<Output = Result<T, CallError>>,
+    scope: &ToolScope<'_>,
+    cx: &CallContext,
+) -> Result<T, CallError> {
+    let ms = scope.limits.timeout_ms;
+    let deadline = cx
+        .deadline
+        .unwrap_or_else(|| Instant::now() + Duration::from_millis(ms));
+    let tool = || scope.name.to_string();
+    tokio::select! {
+        biased;
+        result = work => result,
+        () = cx.cancelled() => Err(CallError::Cancelled { tool: tool() }),
+        () = tokio::time::sleep_until(deadline) => Err(CallError::Timeout { tool: tool(), ms }),
+    }
+}
+
 /// Asks a freshly loaded plugin for its tools, in an instance that can reach
 /// nothing. Loading runs on plain threads, so this drives the run with a
 /// small runtime of its own.
@@ -443,18 +520,21 @@ fn list_tools(plugin: &Plugin) -> Result<Vec<wit_types::ToolDescriptor>> {
         .build()
         .context("cannot start a runtime to list the tools")?;
     let scope = ToolScope::listing(plugin.limits);
-    runtime.block_on(async {
-        let mut run = plugin
-            .start(&scope, &CallContext::default())
-            .await
-            .map_err(|error| anyhow!("{error}"))?;
-        let listed = run
-            .bindings
-            .toolcell_plugin_tools()
-            .call_list_tools(&mut run.store)
-            .await;
-        listed.map_err(|error| anyhow!("{}", plugin.failure(&run.store, &scope, error)))
-    })
+    let cx = CallContext::default();
+    let listed = runtime.block_on(bounded(
+        async {
+            let mut run = plugin.start(&scope, &cx).await?;
+            let listed = run
+                .bindings
+                .toolcell_plugin_tools()
+                .call_list_tools(&mut run.store)
+                .await;
+            listed.map_err(|error| plugin.failure(&run.store, &scope, error))
+        },
+        &scope,
+        &cx,
+    ));
+    listed.map_err(|error| anyhow!("{error}"))
 }
 
 /// One instance, ready to run; the epoch advances while it exists.
@@ -488,15 +568,6 @@ impl ToolScope<'static> {
             limits,
         }
     }
-}
-
-/// Why the epoch callback stopped a guest.
-#[derive(Debug, thiserror::Error)]
-enum Interrupt {
-    #[error("deadline exceeded")]
-    Timeout,
-    #[error("cancelled")]
-    Cancelled,
 }
 
 /// The store data of one call.
@@ -610,6 +681,56 @@ impl ResourceLimiter for MemoryLimiter {
     }
 }
 
+/// The most tools one plugin may offer.
+pub const MAX_TOOLS_PER_PLUGIN: usize = 256;
+/// The longest tool title, in bytes.
+pub const MAX_TITLE_BYTES: usize = 256;
+/// The longest tool description, in bytes.
+pub const MAX_DESCRIPTION_BYTES: usize = 16 * 1024;
+/// The largest input or output schema, in bytes of JSON.
+pub const MAX_SCHEMA_BYTES: usize = 64 * 1024;
+/// The most one plugin's descriptors may add up to, in bytes.
+pub const MAX_LISTING_BYTES: usize = 1024 * 1024;
+
+/// Refuses a listing over the load-time caps, naming the cap: a plugin
+/// cannot make `tools/list` unbounded.
+fn check_listing_size(descriptors: &[wit_types::ToolDescriptor]) -> Result<()> {
+    if descriptors.len() > MAX_TOOLS_PER_PLUGIN {
+        bail!(
+            "it lists {} tools, over the limit of {MAX_TOOLS_PER_PLUGIN} per plugin",
+            descriptors.len()
+        );
+    }
+    let mut total = 0;
+    for d in descriptors {
+        let name: String = d.name.chars().take(64).collect();
+        let fields = [
+            ("title", d.title.len(), MAX_TITLE_BYTES),
+            ("description", d.description.len(), MAX_DESCRIPTION_BYTES),
+            ("input schema", d.input_schema.len(), MAX_SCHEMA_BYTES),
+            (
+                "output schema",
+                d.output_schema.as_ref().map_or(0, String::len),
+                MAX_SCHEMA_BYTES,
+            ),
+        ];
+        for (what, len, max) in fields {
+            if len > max {
+                bail!("the {what} of tool `{name}` is {len} bytes, over the limit of {max} bytes");
+            }
+            total += len;
+        }
+        total += d.name.len();
+    }
+    if total > MAX_LISTING_BYTES {
+        bail!(
+            "its tool descriptors add up to {total} bytes, over the limit of \
+             {MAX_LISTING_BYTES} bytes per plugin"
+        );
+    }
+    Ok(())
+}
+
 /// Tool names as MCP (2025-11-25) recommends them.
 fn valid_tool_name(name: &str) -> bool {
     (1..=128).contains(&name.len())
@@ -693,29 +814,45 @@ fn tool_spec(
     })
 }
 
-/// Converts a plugin's result to MCP, refusing results over `max_bytes`.
+/// The most content blocks one result may have.
+const MAX_CONTENT_BLOCKS: usize = 1000;
+
+/// Converts a plugin's result to MCP, refusing one of more than
+/// [`MAX_CONTENT_BLOCKS`] blocks or whose JSON form is over `max_bytes`.
 fn to_mcp(result: wit_types::ToolResult, max_bytes: u64) -> Result<CallToolResult, String> {
-    let size: usize = result
+    let blocks = result.content.len();
+    if blocks > MAX_CONTENT_BLOCKS {
+        return Err(format!(
+            "the result has {blocks} content blocks, over the limit of {MAX_CONTENT_BLOCKS}; \
+             return fewer, larger blocks"
+        ));
+    }
+    let too_big = |size: u64| {
+        format!(
+            "the result is {size} bytes, over the limit of {max_bytes} bytes; ask for less \
+             (a smaller range, fewer files)"
+        )
+    };
+    // Serialised, every byte of text is at least one byte and binary data
+    // four thirds: a result this big is refused before it is converted.
+    let at_least: usize = result
         .content
         .iter()
         .map(|block| match block {
             wit_types::Content::Text(text) => text.len(),
             wit_types::Content::Image(media) | wit_types::Content::Audio(media) => {
-                media.data.len() * 4 / 3
+                media.data.len() / 3 * 4
             }
             wit_types::Content::ResourceLink(link) => link.uri.len() + link.name.len(),
             wit_types::Content::EmbeddedResource(resource) => match &resource.body {
                 wit_types::ResourceBody::Text(text) => text.len(),
-                wit_types::ResourceBody::Blob(data) => data.len() * 4 / 3,
+                wit_types::ResourceBody::Blob(data) => data.len() / 3 * 4,
             },
         })
         .sum::<usize>()
         + result.structured_content.as_ref().map_or(0, String::len);
-    if size as u64 > max_bytes {
-        return Err(format!(
-            "the result is {size} bytes, over the limit of {max_bytes} bytes; ask for less \
-             (a smaller range, fewer files)"
-        ));
+    if at_least as u64 > max_bytes {
+        return Err(too_big(at_least as u64));
     }
     let structured = result
         .structured_content
@@ -735,7 +872,29 @@ fn to_mcp(result: wit_types::ToolResult, max_bytes: u64) -> Result<CallToolResul
         CallToolResult::success(content)
     };
     mcp.structured_content = structured;
+    let size = serialized_len(&mcp);
+    if size > max_bytes {
+        return Err(too_big(size));
+    }
     Ok(mcp)
+}
+
+/// The length of `value` as JSON, without keeping the JSON.
+fn serialized_len(value: &impl serde::Serialize) -> u64 {
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len() as u64;
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing to `Count` cannot fail, and a CallToolResult always serialises.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
 }
 
 fn content_block(block: wit_types::Content) -> Result<ContentBlock, String> {

@@ -126,10 +126,12 @@ pub fn wasi_ctx(
     read_only: bool,
     stdout_cap: usize,
 ) -> Result<WasiCtx> {
+    // File operations run on tokio's blocking pool, never on the runtime
+    // worker that runs the guest: an `open(2)` of a FIFO or a read from a
+    // hung disk then blocks a pool thread, and the call's timer can still end
+    // the call (wasmtime-wasi's `allow_blocking_current_thread` would block
+    // the worker itself, where nothing can interrupt it).
     let mut builder = WasiCtxBuilder::new();
-    // File operations are short: done right on the call's thread they cost
-    // less than a trip to a blocking thread and back for each one.
-    builder.allow_blocking_current_thread(true);
     for mount in mounts {
         let guest = mount
             .host

@@ -1,49 +1,74 @@
 //! The MCP server: a hand-written rmcp `ServerHandler` over the [`Toolbox`].
 //!
 //! [`Server`] lists the enabled tools and routes each `tools/call` to its
-//! plugin: it validates the arguments against the tool's input schema, then
-//! runs the call (at most `max_concurrent_calls` at once) as a task on the
-//! async runtime, with the request's cancellation token and progress token
-//! wired to the sandbox. A tool that fails is a result with `isError: true`;
-//! an unknown tool is JSON-RPC error -32602. [`serve_stdio`] runs it over stdin/stdout
-//! with a line transport of its own, which answers a line that is not JSON
-//! with a parse error (-32700) instead of dropping it, and ends when stdin
-//! closes.
+//! plugin: it validates the arguments against the tool's input schema, waits
+//! for one of `max_concurrent_calls` slots, then runs the call as a task of
+//! its own with a deadline set when the call was accepted, the request's
+//! cancellation token, and its progress token wired to the sandbox. A tool
+//! that fails is a result with `isError: true`; an unknown or disabled tool
+//! is JSON-RPC error -32602, and a method of a capability the server does not
+//! declare is -32601 naming the capability.
+//!
+//! One `Server` value serves one MCP session ([`Server::session`] makes the
+//! next). A session's [`MountPolicy`] says whether its calls see the
+//! client's MCP roots instead of the configured mounts: the embedded default
+//! follows the roots a client offers (`roots/list`, again on
+//! `notifications/roots/list_changed`).
 
-// MCP logging (`logging/setLevel`, `notifications/message`) is part of the
-// 2025-11-25 revision this server implements; rmcp marks it deprecated
-// because a later revision drops it.
+// MCP logging (`logging/setLevel`, `notifications/message`) and roots are
+// part of the 2025-11-25 revision this server implements; rmcp marks them
+// deprecated because a later revision drops them.
 #![allow(deprecated)]
 
-use std::sync::Arc;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
-use anyhow::Result;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams,
-    ProgressNotificationParam, ServerCapabilities, ServerConfig, SetLevelRequestParams, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, Implementation, InitializeRequestParams, InitializeResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, Tool,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use crate::plugin::{CallContext, CallObserver, LogLevel};
+use crate::config::Mount;
+use crate::plugin::{CallContext, CallError, CallObserver, LogLevel};
 use crate::toolbox::Toolbox;
 
+/// Where a session's calls get their directories when the configuration
+/// leaves that to the client (the embedded default).
+#[derive(Clone, Debug, Default)]
+pub struct MountPolicy {
+    /// Calls see the client's MCP roots, read-only, when it offers any;
+    /// otherwise their configured mounts.
+    pub client_roots: bool,
+    /// Why nothing is mounted when the client offers no roots (for
+    /// example, the server was started in `/`); said to the model, with how
+    /// to grant a folder, when a call finds no directory.
+    pub unmounted_reason: Option<String>,
+    /// The categories enabled, for saying how to enable a disabled tool.
+    pub categories: Vec<String>,
+}
+
 /// The MCP server over a loaded [`Toolbox`].
-///
-/// One `Server` serves one MCP session: the log level the client sets with
-/// `logging/setLevel` is per session.
 #[derive(Clone)]
 pub struct Server {
     /// The tools; `None` while the plugins are still loading.
     toolbox: watch::Receiver<Option<Arc<Toolbox>>>,
     calls: Arc<Semaphore>,
+    /// How many calls may run at once.
+    slots: usize,
     /// Calls running now, across sessions.
     in_flight: Arc<AtomicUsize>,
     /// Fired on shutdown: running calls are interrupted, new ones refused.
@@ -51,44 +76,65 @@ pub struct Server {
     /// The lowest level sent as `notifications/message` (a [`rank`]); 0
     /// means the client has not asked for log messages.
     log_level: Arc<AtomicU8>,
-    /// Fired when the session ends.
-    closed: CancellationToken,
+    policy: Arc<MountPolicy>,
+    /// This session's view of the client's roots.
+    roots: Arc<watch::Sender<Roots>>,
 }
+
+/// What the server knows of a session's client roots.
+#[derive(Clone, Debug)]
+enum Roots {
+    /// The client said it has roots; the list has not arrived yet.
+    Waiting,
+    /// The directories the client's roots name; `None` when it offers none
+    /// (or the server does not follow them).
+    Known(Option<Arc<[Mount]>>),
+}
+
+/// How long a call waits for a client's first `roots/list` answer before it
+/// runs with the configured mounts.
+const ROOTS_WAIT: Duration = Duration::from_secs(5);
 
 impl Server {
     /// A server for `toolbox` that runs at most `max_concurrent_calls` calls at once.
-    pub fn new(toolbox: Arc<Toolbox>, max_concurrent_calls: usize) -> Server {
+    pub fn new(toolbox: Arc<Toolbox>, max_concurrent_calls: usize, policy: MountPolicy) -> Server {
         let (_, toolbox) = watch::channel(Some(toolbox));
-        Server::with(toolbox, max_concurrent_calls)
+        Server::with(toolbox, max_concurrent_calls, policy)
     }
 
     /// A server whose tools are still loading: it answers `initialize` at
     /// once (over stdio and HTTP alike), and requests that need the tools
     /// wait until [`Loading::ready`] is called. If the [`Loading`] is
     /// dropped instead, they fail.
-    pub fn loading(max_concurrent_calls: usize) -> (Server, Loading) {
+    pub fn loading(max_concurrent_calls: usize, policy: MountPolicy) -> (Server, Loading) {
         let (tx, rx) = watch::channel(None);
-        (Server::with(rx, max_concurrent_calls), Loading(tx))
+        (Server::with(rx, max_concurrent_calls, policy), Loading(tx))
     }
 
-    fn with(toolbox: watch::Receiver<Option<Arc<Toolbox>>>, max_concurrent_calls: usize) -> Server {
-        let stopping = CancellationToken::new();
+    fn with(
+        toolbox: watch::Receiver<Option<Arc<Toolbox>>>,
+        max_concurrent_calls: usize,
+        policy: MountPolicy,
+    ) -> Server {
+        let slots = max_concurrent_calls.max(1);
         Server {
             toolbox,
-            calls: Arc::new(Semaphore::new(max_concurrent_calls.max(1))),
+            calls: Arc::new(Semaphore::new(slots)),
+            slots,
             in_flight: Arc::new(AtomicUsize::new(0)),
-            closed: stopping.child_token(),
-            stopping,
+            stopping: CancellationToken::new(),
             log_level: Arc::new(AtomicU8::new(0)),
+            policy: Arc::new(policy),
+            roots: Arc::new(watch::Sender::new(Roots::Known(None))),
         }
     }
 
     /// A server for a new session: the same tools, call slots and shutdown
-    /// as this one, with its own log level.
+    /// as this one, with its own log level and client roots.
     pub fn session(&self) -> Server {
         Server {
             log_level: Arc::new(AtomicU8::new(0)),
-            closed: self.stopping.child_token(),
+            roots: Arc::new(watch::Sender::new(Roots::Known(None))),
             ..self.clone()
         }
     }
@@ -105,17 +151,11 @@ impl Server {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         self.stopping.cancel();
-        // Interrupted guests stop at the next epoch tick.
+        // An interrupted call ends at once: its future is dropped.
         let cutoff = Instant::now() + Duration::from_secs(2);
         while self.in_flight.load(Ordering::Acquire) > 0 && Instant::now() < cutoff {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-    }
-
-    /// Marks the session as ended: requests held back (cancelled calls,
-    /// which get no response) are released.
-    pub fn close(&self) {
-        self.closed.cancel();
     }
 
     /// The tools, once loaded.
@@ -128,47 +168,178 @@ impl Server {
             .ok_or_else(|| ErrorData::internal_error("the plugins failed to load", None))
     }
 
-    /// Runs one call: validation, sandbox, result. Used by `tools/call` and
-    /// by `toolcell call`.
+    /// Runs one call: validation, a slot, the sandbox, the result. Used by
+    /// `tools/call` and by `toolcell call`. The call's deadline starts now,
+    /// so time spent waiting for a slot counts against its `timeout_ms`.
     pub async fn call(
         &self,
         name: &str,
         arguments: Option<serde_json::Map<String, Value>>,
-        cx: CallContext,
+        mut cx: CallContext,
     ) -> Result<CallToolResult, ErrorData> {
-        let Some(route) = self.toolbox().await?.get(name).cloned() else {
-            return Err(ErrorData::invalid_params(
-                format!("unknown tool `{name}`; tools/list shows the tools this server offers"),
-                None,
-            ));
+        let accepted = Instant::now();
+        let toolbox = self.toolbox().await?;
+        let Some(route) = toolbox.get(name).cloned() else {
+            let message = toolbox
+                .why_disabled(&self.policy.categories, name)
+                .unwrap_or_else(|| {
+                    format!("unknown tool `{name}`; tools/list shows the tools this server offers")
+                });
+            tracing::debug!(tool = name, "refused a call: {message}");
+            return Err(ErrorData::invalid_params(message, None));
         };
         if self.stopping.is_cancelled() {
             return Ok(error_result("the server is shutting down".to_string()));
         }
         let arguments = Value::Object(arguments.unwrap_or_default());
         if let Err(message) = route.spec.validate(&arguments) {
+            tracing::debug!(tool = name, "refused a call: {message}");
             return Ok(error_result(message));
         }
-        let _permit = self
-            .calls
-            .acquire()
-            .await
-            .map_err(|_| ErrorData::internal_error("the server is shutting down", None))?;
+        if self.policy.client_roots {
+            cx.mounts = self.client_roots().await;
+            let mounts = cx.mounts.as_deref().unwrap_or(&route.spec.mounts);
+            if mounts.is_empty() {
+                return Ok(error_result(self.no_folder(name)));
+            }
+        }
+        let timeout = Duration::from_millis(route.spec.limits.timeout_ms);
+        let deadline = *cx.deadline.get_or_insert(accepted + timeout);
+        cx.cancel.push(self.stopping.clone());
+        let permit = tokio::select! {
+            biased;
+            permit = Arc::clone(&self.calls).acquire_owned() => permit
+                .map_err(|_| ErrorData::internal_error("the server is shutting down", None))?,
+            () = cx.cancelled() => return Ok(error_result(CallError::Cancelled {
+                tool: name.to_string(),
+            }.to_string())),
+            () = tokio::time::sleep_until(deadline) => return Ok(error_result(CallError::Busy {
+                tool: name.to_string(),
+                ms: route.spec.limits.timeout_ms,
+                slots: self.slots,
+            }.to_string())),
+        };
         let text = arguments.to_string();
         self.in_flight.fetch_add(1, Ordering::AcqRel);
-        let _in_flight = InFlight(self.in_flight.clone());
+        let in_flight = InFlight(self.in_flight.clone());
         // A task of its own, so that a panic in the host is reported as a
-        // failed call, not a request left without an answer.
-        let joined =
-            tokio::spawn(async move { route.plugin.call(&route.spec, text, &cx).await }).await;
-        Ok(match joined {
+        // failed call, not a request left without an answer. It holds the
+        // slot; if this request is dropped, the task is aborted with it.
+        let mut task = AbortOnDrop(tokio::spawn(async move {
+            let _slot = (permit, in_flight);
+            route.plugin.call(&route.spec, text, &cx).await
+        }));
+        Ok(match (&mut task.0).await {
             Ok(Ok(result)) => result,
-            Ok(Err(error)) => error_result(error.to_string()),
+            Ok(Err(error)) => {
+                tracing::debug!(tool = name, "call failed: {error}");
+                error_result(error.to_string())
+            }
             Err(join) => {
                 tracing::error!(tool = name, "call task failed: {join}");
                 error_result(format!("`{name}` failed inside the server; see its log"))
             }
         })
+    }
+
+    /// The directories this session's calls see instead of the configured
+    /// ones: the client's roots once known, waiting a little for the first
+    /// answer.
+    async fn client_roots(&self) -> Option<Arc<[Mount]>> {
+        let mut roots = self.roots.subscribe();
+        let known = tokio::time::timeout(
+            ROOTS_WAIT,
+            roots.wait_for(|roots| matches!(roots, Roots::Known(_))),
+        )
+        .await;
+        match known {
+            Ok(Ok(roots)) => match &*roots {
+                Roots::Known(mounts) => mounts.clone(),
+                Roots::Waiting => None,
+            },
+            _ => {
+                tracing::info!(
+                    "the client has not answered roots/list; using the configured directories"
+                );
+                None
+            }
+        }
+    }
+
+    fn no_folder(&self, tool: &str) -> String {
+        let reason = self
+            .policy
+            .unmounted_reason
+            .as_deref()
+            .unwrap_or("the configuration grants no directory");
+        format!(
+            "`{tool}` has no folder to work in: {reason}, and the client offers no MCP roots. \
+             Grant a folder by starting Toolcell with `--mount DIR` (read-only; `--mount DIR:rw` \
+             also allows writes), or with `--config FILE` naming a plugins.toml whose mounts list \
+             the folders."
+        )
+    }
+
+    /// Asks the client for its roots and makes them this session's mounts.
+    async fn refresh_roots(&self, peer: &Peer<RoleServer>) {
+        let listed = tokio::time::timeout(ROOTS_WAIT, peer.list_roots()).await;
+        let mounts = match listed {
+            Ok(Ok(listed)) => {
+                let mounts: Vec<Mount> = listed
+                    .roots
+                    .iter()
+                    .filter_map(|root| root_mount(&root.uri))
+                    .collect();
+                if mounts.is_empty() {
+                    tracing::info!("the client offers no usable roots");
+                    None
+                } else {
+                    let shown: Vec<String> = mounts
+                        .iter()
+                        .map(|m| m.host.display().to_string())
+                        .collect();
+                    tracing::info!("mounted the client's roots read-only: {}", shown.join(", "));
+                    Some(Arc::from(mounts))
+                }
+            }
+            Ok(Err(error)) => {
+                tracing::info!("roots/list failed ({error}); using the configured directories");
+                None
+            }
+            Err(_) => {
+                tracing::info!(
+                    "the client did not answer roots/list; using the configured directories"
+                );
+                None
+            }
+        };
+        self.roots.send_replace(Roots::Known(mounts));
+    }
+}
+
+/// The directory a root's `file://` URI names, if it is one.
+fn root_mount(uri: &str) -> Option<Mount> {
+    let path: Option<PathBuf> = url::Url::parse(uri)
+        .ok()
+        .filter(|url| url.scheme() == "file")
+        .and_then(|url| url.to_file_path().ok());
+    let Some(path) = path else {
+        tracing::info!("ignoring root {uri:?}: not a file:// URI");
+        return None;
+    };
+    match std::fs::canonicalize(&path) {
+        Ok(host) if host.is_dir() => Some(Mount {
+            host,
+            writable: false,
+        }),
+        Ok(_) => {
+            tracing::info!("ignoring root {uri:?}: not a directory");
+            None
+        }
+        Err(error) => {
+            tracing::info!("ignoring root {uri:?}: {error}");
+            None
+        }
     }
 }
 
@@ -191,19 +362,42 @@ impl Drop for InFlight {
     }
 }
 
+/// A task that is aborted when its handle is dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 fn error_result(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
 }
 
+/// At most one progress notification per call goes out in this interval;
+/// the last report is always sent, before the result.
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Log messages a call may have queued for the client; more are dropped.
+const QUEUED_REPORTS: usize = 256;
+
 /// What a running call reports, on its way to the client.
 enum Report {
-    Progress(f64, Option<f64>, Option<String>),
+    /// A new progress value is in [`Reporter::latest`].
+    Progress,
     Log(LogLevel, String),
 }
 
+/// A progress report: progress, total, message.
+type Progress = (f64, Option<f64>, Option<String>);
+
 /// Queues a call's reports for the task that sends them as notifications.
+/// Only the latest progress is kept, so a plugin that reports in a tight
+/// loop costs a slot, not a queue.
 struct Reporter {
-    tx: mpsc::UnboundedSender<Report>,
+    tx: mpsc::Sender<Report>,
+    latest: Arc<Mutex<Option<Progress>>>,
     wants_progress: bool,
     log_level: Arc<AtomicU8>,
 }
@@ -211,15 +405,20 @@ struct Reporter {
 impl CallObserver for Reporter {
     fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
         if self.wants_progress {
-            // The receiver is gone only once the call has finished.
-            let _ = self.tx.send(Report::Progress(progress, total, message));
+            let mut latest = self.latest.lock().unwrap_or_else(PoisonError::into_inner);
+            let wake = latest.is_none();
+            *latest = Some((progress, total, message));
+            if wake {
+                // Full or closed: the sender finds the value anyway.
+                let _ = self.tx.try_send(Report::Progress);
+            }
         }
     }
 
     fn log(&self, level: LogLevel, message: &str) {
         let wanted = self.log_level.load(Ordering::Relaxed);
         if wanted != 0 && rank(mcp_level(level)) >= wanted {
-            let _ = self.tx.send(Report::Log(level, message.to_string()));
+            let _ = self.tx.try_send(Report::Log(level, message.to_string()));
         }
     }
 }
@@ -247,37 +446,77 @@ fn rank(level: LoggingLevel) -> u8 {
     }
 }
 
-/// Sends a call's reports as notifications until the call ends.
+/// Sends a call's reports as notifications until the call ends: log
+/// messages as they come, progress at most once per [`PROGRESS_INTERVAL`],
+/// and the last progress report at the end.
 async fn notify(
-    mut reports: mpsc::UnboundedReceiver<Report>,
-    peer: rmcp::Peer<RoleServer>,
-    progress_token: Option<rmcp::model::ProgressToken>,
+    mut reports: mpsc::Receiver<Report>,
+    latest: Arc<Mutex<Option<Progress>>>,
+    peer: Peer<RoleServer>,
+    progress_token: Option<ProgressToken>,
     tool: String,
 ) {
-    while let Some(report) = reports.recv().await {
-        let sent = match report {
-            Report::Progress(progress, total, message) => {
-                let Some(token) = progress_token.clone() else {
+    let send_progress = async |peer: &Peer<RoleServer>| {
+        let taken = latest.lock().unwrap_or_else(PoisonError::into_inner).take();
+        let (Some((progress, total, message)), Some(token)) = (taken, progress_token.clone())
+        else {
+            return;
+        };
+        let mut param = ProgressNotificationParam::new(token, progress);
+        param.total = total;
+        param.message = message;
+        if let Err(error) = peer.notify_progress(param).await {
+            tracing::debug!("cannot send a progress notification: {error}");
+        }
+    };
+    let mut next_progress = Instant::now();
+    let mut held = false;
+    loop {
+        let report = if held {
+            tokio::select! {
+                report = reports.recv() => report,
+                () = tokio::time::sleep_until(next_progress) => {
+                    send_progress(&peer).await;
+                    next_progress = Instant::now() + PROGRESS_INTERVAL;
+                    held = false;
                     continue;
-                };
-                let mut param = ProgressNotificationParam::new(token, progress);
-                param.total = total;
-                param.message = message;
-                peer.notify_progress(param).await
+                }
             }
-            Report::Log(level, message) => {
+        } else {
+            reports.recv().await
+        };
+        match report {
+            None => break,
+            Some(Report::Progress) if Instant::now() >= next_progress => {
+                send_progress(&peer).await;
+                next_progress = Instant::now() + PROGRESS_INTERVAL;
+            }
+            Some(Report::Progress) => held = true,
+            Some(Report::Log(level, message)) => {
                 let mut param = LoggingMessageNotificationParam::new(
                     mcp_level(level),
                     serde_json::json!({ "tool": tool, "message": message }),
                 );
                 param.logger = Some("toolcell".to_string());
-                peer.notify_logging_message(param).await
+                if let Err(error) = peer.notify_logging_message(param).await {
+                    tracing::debug!("cannot send a log notification: {error}");
+                }
             }
-        };
-        if let Err(error) = sent {
-            tracing::debug!("cannot send a notification: {error}");
         }
     }
+    send_progress(&peer).await;
+}
+
+/// JSON-RPC -32601 for a method of a capability this server does not declare.
+fn not_offered(method: &str, capability: &str) -> ErrorData {
+    ErrorData::new(
+        ErrorCode::METHOD_NOT_FOUND,
+        format!(
+            "{method}: this server does not offer {capability} (it declares only the `tools` and \
+             `logging` capabilities)"
+        ),
+        None,
+    )
 }
 
 impl ServerHandler for Server {
@@ -296,6 +535,34 @@ impl ServerHandler for Server {
                  variables and hosts this server's configuration grants. Paths are absolute, or \
                  relative to the first granted directory.",
         )
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        if self.policy.client_roots && request.capabilities.roots.is_some() {
+            // Calls wait for the list, which is asked for once the client
+            // says it is initialized.
+            self.roots.send_replace(Roots::Waiting);
+        }
+        cx.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
+    async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
+        tracing::debug!("client initialized");
+        if matches!(*self.roots.borrow(), Roots::Waiting) {
+            self.refresh_roots(&cx.peer).await;
+        }
+    }
+
+    async fn on_roots_list_changed(&self, cx: NotificationContext<RoleServer>) {
+        if self.policy.client_roots {
+            tracing::info!("the client's roots changed");
+            self.refresh_roots(&cx.peer).await;
+        }
     }
 
     async fn list_tools(
@@ -336,8 +603,8 @@ impl ServerHandler for Server {
         let name = request.name.to_string();
         let progress_token = cx.meta.get_progress_token();
         let mut call = CallContext {
-            cancel: vec![cx.ct.clone(), self.stopping.clone()],
-            observer: None,
+            cancel: vec![cx.ct.clone()],
+            ..CallContext::default()
         };
         // Reports become notifications in a task of their own, as the call
         // runs; none is started when the client asked for neither progress
@@ -345,189 +612,110 @@ impl ServerHandler for Server {
         // request's stream and log messages on the session's GET stream.)
         let reporter = (progress_token.is_some() || self.log_level.load(Ordering::Relaxed) != 0)
             .then(|| {
-                let (tx, rx) = mpsc::unbounded_channel();
+                let (tx, rx) = mpsc::channel(QUEUED_REPORTS);
+                let latest = Arc::new(Mutex::new(None));
                 call.observer = Some(Arc::new(Reporter {
                     tx,
+                    latest: Arc::clone(&latest),
                     wants_progress: progress_token.is_some(),
                     log_level: self.log_level.clone(),
                 }));
-                tokio::spawn(notify(rx, cx.peer.clone(), progress_token, name.clone()))
+                tokio::spawn(notify(
+                    rx,
+                    latest,
+                    cx.peer.clone(),
+                    progress_token,
+                    name.clone(),
+                ))
             });
         let result = self.call(&name, request.arguments, call).await;
         // The call's end closed the channel: once the task has sent what was
-        // queued, the response may follow.
+        // queued, the response may follow. (A cancelled request's response
+        // is dropped by rmcp, as MCP asks.)
         if let Some(reporter) = reporter {
             let _ = reporter.await;
         }
-        if cx.ct.is_cancelled() {
-            // MCP: a cancelled request gets no response. Hold this one until
-            // the session ends; rmcp would otherwise send it.
-            tracing::debug!(tool = %name, "call cancelled; no response sent");
-            // Bounded, so a long-lived HTTP session does not collect them.
-            tokio::select! {
-                _ = self.closed.cancelled() => {}
-                _ = tokio::time::sleep(Duration::from_secs(300)) => {}
-            }
-        }
         result.map(CallToolResponse::from)
     }
-}
 
-/// Longest line accepted on stdin: a bigger message is refused whole.
-const MAX_LINE: usize = 64 * 1024 * 1024;
-
-/// Serves MCP on stdin/stdout until stdin closes.
-pub async fn serve_stdio(server: Server) -> Result<()> {
-    let (input, output) = rmcp::transport::stdio_pipes();
-    let transport = StdioTransport {
-        input: BufReader::new(input),
-        line: Vec::new(),
-        output: Arc::new(tokio::sync::Mutex::new(output)),
-    };
-    let running = match server.clone().serve(transport).await {
-        Ok(running) => running,
-        // A client that goes away before the handshake is a normal end.
-        Err(rmcp::service::ServerInitializeError::ConnectionClosed(during)) => {
-            tracing::info!("stdin closed before the session started ({during})");
-            return Ok(());
-        }
-        Err(error) => return Err(error.into()),
-    };
-    let reason = running.waiting().await;
-    tracing::debug!("MCP session ended: {reason:?}");
-    server.close();
-    Ok(())
-}
-
-/// MCP over stdin and stdout, one JSON-RPC message per line.
-///
-/// Unlike rmcp's own line transport, it answers a line that is not JSON
-/// with a parse error (-32700), as JSON-RPC asks, and well-formed JSON that
-/// is not a message with an invalid-request error (-32600); notifications it
-/// does not know are ignored. Each line is parsed once, and when stdin and
-/// stdout are pipes (as MCP clients start servers) they are read and written
-/// on the runtime's reactor, not through blocking threads.
-struct StdioTransport {
-    input: BufReader<rmcp::transport::StdioReader>,
-    /// The line being read; it survives a `receive` that rmcp drops midway.
-    line: Vec<u8>,
-    output: Arc<tokio::sync::Mutex<rmcp::transport::StdioWriter>>,
-}
-
-impl StdioTransport {
-    /// Reads one line into `self.line`; `Ok(false)` at the end of input.
-    /// Cancel-safe: a partial line stays in `self.line`.
-    async fn read_line(&mut self) -> std::io::Result<bool> {
-        loop {
-            let room = (MAX_LINE + 1).saturating_sub(self.line.len());
-            let read = (&mut self.input)
-                .take(room as u64)
-                .read_until(b'\n', &mut self.line)
-                .await?;
-            if read == 0 {
-                // The end of input; a last line may lack its newline.
-                return Ok(!self.line.is_empty());
-            }
-            if self.line.last() == Some(&b'\n') {
-                return Ok(true);
-            }
-            if self.line.len() > MAX_LINE {
-                // Skip the rest of the oversized line, then refuse it.
-                let mut rest = Vec::new();
-                self.input.read_until(b'\n', &mut rest).await?;
-                self.line.clear();
-                self.reply(json_rpc_error(
-                    Value::Null,
-                    -32700,
-                    &format!("Parse error: message longer than {MAX_LINE} bytes"),
-                ))
-                .await?;
-            }
-        }
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Err(not_offered("prompts/list", "prompts"))
     }
 
-    async fn reply(&self, message: Vec<u8>) -> std::io::Result<()> {
-        write_line(&self.output, message).await
-    }
-}
-
-async fn write_line(
-    output: &tokio::sync::Mutex<rmcp::transport::StdioWriter>,
-    mut message: Vec<u8>,
-) -> std::io::Result<()> {
-    message.push(b'\n');
-    let mut output = output.lock().await;
-    output.write_all(&message).await?;
-    output.flush().await
-}
-
-impl rmcp::transport::Transport<RoleServer> for StdioTransport {
-    type Error = std::io::Error;
-
-    fn send(
-        &mut self,
-        item: rmcp::service::TxJsonRpcMessage<RoleServer>,
-    ) -> impl Future<Output = std::io::Result<()>> + Send + 'static {
-        let output = Arc::clone(&self.output);
-        async move {
-            let message = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
-            write_line(&output, message).await
-        }
+    async fn get_prompt(
+        &self,
+        _request: GetPromptRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        Err(not_offered("prompts/get", "prompts"))
     }
 
-    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleServer>> {
-        loop {
-            match self.read_line().await {
-                Ok(true) => {}
-                Ok(false) => return None,
-                Err(error) => {
-                    tracing::error!("cannot read stdin: {error}");
-                    return None;
-                }
-            }
-            let line = std::mem::take(&mut self.line);
-            let body = line.trim_ascii();
-            if body.is_empty() {
-                continue;
-            }
-            let error = match serde_json::from_slice(body) {
-                Ok(message) => return Some(message),
-                Err(error) => error,
-            };
-            let reply = if error.is_syntax() || error.is_eof() {
-                tracing::debug!("answering a line that is not JSON: {error}");
-                json_rpc_error(Value::Null, -32700, &format!("Parse error: {error}"))
-            } else {
-                let value: Value = serde_json::from_slice(body).unwrap_or_default();
-                let id = value.get("id").cloned();
-                if id.is_none() && value.get("method").is_some() {
-                    tracing::debug!("ignoring a notification this server does not know: {error}");
-                    continue;
-                }
-                tracing::debug!("answering a message that is not a valid request: {error}");
-                json_rpc_error(
-                    id.unwrap_or(Value::Null),
-                    -32600,
-                    &format!("Invalid request: {error}"),
-                )
-            };
-            if let Err(error) = self.reply(reply).await {
-                tracing::error!("cannot write stdout: {error}");
-                return None;
-            }
-        }
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Err(not_offered("resources/list", "resources"))
     }
 
-    async fn close(&mut self) -> std::io::Result<()> {
-        Ok(())
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Err(not_offered("resources/templates/list", "resources"))
     }
-}
 
-fn json_rpc_error(id: Value, code: i32, message: &str) -> Vec<u8> {
-    serde_json::to_vec(&serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": { "code": code, "message": message },
-    }))
-    .unwrap_or_default()
+    async fn read_resource(
+        &self,
+        _request: ReadResourceRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        Err(not_offered("resources/read", "resources"))
+    }
+
+    async fn subscribe(
+        &self,
+        _request: SubscribeRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Err(not_offered("resources/subscribe", "resources"))
+    }
+
+    async fn unsubscribe(
+        &self,
+        _request: UnsubscribeRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Err(not_offered("resources/unsubscribe", "resources"))
+    }
+
+    async fn complete(
+        &self,
+        _request: CompleteRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        Err(not_offered("completion/complete", "completions"))
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        tracing::debug!(method = %request.method, "refused an unknown method");
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!(
+                "unknown method `{}`; this server offers tools (tools/list, tools/call) and \
+                 logging (logging/setLevel)",
+                request.method
+            ),
+            None,
+        ))
+    }
 }

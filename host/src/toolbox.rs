@@ -3,8 +3,10 @@
 //! [`Toolbox::load`] loads each configured plugin (in parallel; a plugin that
 //! fails is recorded in [`Toolbox::failures`] and the rest carry on), then
 //! keeps the tools whose category is enabled and that pass the plugin's
-//! `tools` allow-list. A tool name offered by two plugins is an error that
-//! names both. [`Route`] ties a tool to the plugin that runs it.
+//! `tools` allow-list. A tool name that an earlier plugin already serves is
+//! refused for the later one, with an error naming both, so a dropped-in
+//! plugin cannot take a builtin tool's name or stop the server.
+//! [`Route`] ties a tool to the plugin that runs it.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -12,7 +14,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, OnceLock};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
 use crate::builtin;
@@ -46,13 +48,18 @@ pub struct Toolbox {
     disabled: Vec<Route>,
     plugins: Vec<Arc<Plugin>>,
     failures: Vec<LoadFailure>,
+    errors: Vec<String>,
     warnings: Vec<String>,
 }
 
+/// The six categories of the contract; plugins may declare others.
+pub const BUILTIN_CATEGORIES: &[&str] = &["read", "search", "write", "execute", "vcs", "network"];
+
 impl Toolbox {
-    /// Loads every plugin of `config`. Fails only when two plugins offer a
-    /// tool of the same name; a plugin that fails to load is recorded and
-    /// logged.
+    /// Loads every plugin of `config`. A plugin that fails to load is
+    /// recorded and logged; a tool whose name an earlier plugin already
+    /// serves, and a category that nothing declares, are recorded as
+    /// [`errors`](Toolbox::errors) and logged; the rest is served.
     pub fn load(config: &Config, engine: &Arc<Engine>) -> Result<Toolbox> {
         let imports = Imports::new(engine)?;
         let loaded = in_parallel(&config.plugins, |plugin| {
@@ -65,9 +72,9 @@ impl Toolbox {
             disabled: Vec::new(),
             plugins: Vec::new(),
             failures: Vec::new(),
+            errors: Vec::new(),
             warnings: Vec::new(),
         };
-        let mut owner: HashMap<String, String> = HashMap::new();
         for (plugin_config, result) in config.plugins.iter().zip(loaded) {
             let plugin = match result {
                 Ok(plugin) => Arc::new(plugin),
@@ -81,24 +88,50 @@ impl Toolbox {
                     continue;
                 }
             };
-            // Only served tools must have unique names: a plugin narrowed with
-            // `tools = [...]` may offer a name another plugin serves.
-            for spec in plugin.tools() {
-                if !enabled(config, plugin_config, spec) {
-                    continue;
-                }
-                if let Some(other) = owner.insert(spec.name.clone(), plugin_config.name.clone()) {
-                    bail!(
-                        "tool `{}` is offered by both plugin `{other}` and plugin `{}`; \
-                         tool names must be unique (narrow one plugin with `tools = [...]`)",
-                        spec.name,
-                        plugin_config.name
-                    );
-                }
-            }
             toolbox.add(config, plugin_config, plugin);
         }
+        toolbox.check_categories(config);
+        for error in &toolbox.errors {
+            tracing::error!("{error}");
+        }
         Ok(toolbox)
+    }
+
+    /// Records an error for each enabled category that is neither one of
+    /// the contract's six nor declared by a loaded plugin: a misspelt
+    /// category silently serves nothing.
+    fn check_categories(&mut self, config: &Config) {
+        let mut declared: Vec<&str> = self
+            .routes
+            .iter()
+            .chain(&self.disabled)
+            .map(|route| route.spec.category.as_str())
+            .filter(|category| !BUILTIN_CATEGORIES.contains(category))
+            .collect();
+        declared.sort_unstable();
+        declared.dedup();
+        let known: Vec<&str> = BUILTIN_CATEGORIES.iter().copied().chain(declared).collect();
+        for category in &config.categories {
+            if known.contains(&category.as_str()) {
+                continue;
+            }
+            let hint = known
+                .iter()
+                .find(|k| edit_distance(k, category) <= 2)
+                .map(|k| format!("did you mean `{k}`? "))
+                .unwrap_or_default();
+            let unsure = if self.failures.is_empty() {
+                ""
+            } else {
+                " (a plugin that did not load may declare it)"
+            };
+            self.errors.push(format!(
+                "{}: [server] categories: unknown category `{category}`; {hint}the known \
+                 categories are {}{unsure}",
+                config.source,
+                known.join(", ")
+            ));
+        }
     }
 
     fn add(&mut self, config: &Config, plugin_config: &PluginConfig, plugin: Arc<Plugin>) {
@@ -130,6 +163,19 @@ impl Toolbox {
                 .as_ref()
                 .is_none_or(|allowed| allowed.contains(&spec.name));
             if enabled(config, plugin_config, spec) {
+                // Only served tools must have unique names: a plugin narrowed
+                // with `tools = [...]` may offer a name another plugin serves.
+                if let Some(&first) = self.by_name.get(&spec.name) {
+                    self.errors.push(format!(
+                        "tool `{}` of plugin `{}` is refused: plugin `{}` already serves a tool \
+                         of that name (tool names must be unique; narrow one plugin with \
+                         `tools = [...]`)",
+                        spec.name,
+                        plugin_config.name,
+                        self.routes[first].plugin.name()
+                    ));
+                    continue;
+                }
                 self.by_name.insert(spec.name.clone(), self.routes.len());
                 self.routes.push(route);
             } else {
@@ -171,10 +217,54 @@ impl Toolbox {
         &self.failures
     }
 
+    /// Problems that leave part of the configuration unserved: a tool
+    /// refused for a name clash, an unknown category. Logged at error;
+    /// `toolcell check` fails on them.
+    pub fn errors(&self) -> &[String] {
+        &self.errors
+    }
+
     /// Problems worth a warning, such as an allow-list naming no real tool.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }
+
+    /// Why `name` is not served, for a tool that a plugin offers but the
+    /// configuration does not enable; `None` for a name no plugin offers.
+    pub fn why_disabled(&self, config_categories: &[String], name: &str) -> Option<String> {
+        let route = self.disabled.iter().find(|route| route.spec.name == name)?;
+        let (plugin, category) = (route.plugin.name(), &route.spec.category);
+        Some(if config_categories.contains(category) {
+            format!(
+                "tool `{name}` is not enabled: plugin `{plugin}`'s `tools` list in the \
+                 configuration leaves it out; add it there to enable it"
+            )
+        } else {
+            format!(
+                "tool `{name}` is not enabled: its category `{category}` is off; add \
+                 \"{category}\" to [server] categories in the configuration (plugins.toml) to \
+                 enable it"
+            )
+        })
+    }
+}
+
+/// The Levenshtein distance between two short strings.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 /// Whether `spec` is served: its category is enabled and it passes the
@@ -196,12 +286,17 @@ fn loader_threads() -> usize {
 
 /// The engine's instance pool for `config`: every call that may run at once,
 /// every loader thread listing a plugin's tools, and a little slack; memories
-/// as large as the largest `memory_mb`.
-pub fn capacity(config: &Config) -> Capacity {
+/// as large as the largest `memory_mb`; and each call's share of the
+/// process's `descriptor_limit`.
+pub fn capacity(config: &Config, descriptor_limit: Option<u64>) -> Capacity {
     Capacity {
         instances: u32::try_from(config.max_concurrent_calls + loader_threads() + 4)
             .unwrap_or(u32::MAX),
         memory_bytes: config.largest_memory_mb() << 20,
+        handles_per_call: crate::engine::handles_per_call(
+            descriptor_limit,
+            config.max_concurrent_calls,
+        ),
     }
 }
 
@@ -294,4 +389,17 @@ fn load_plugin(engine: &Arc<Engine>, imports: &Imports, config: &PluginConfig) -
         "plugin loaded"
     );
     Ok(plugin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("search", "serach"), 2);
+        assert_eq!(edit_distance("read", "read"), 0);
+        assert_eq!(edit_distance("vcs", "network"), 7);
+        assert_eq!(edit_distance("", "ab"), 2);
+    }
 }

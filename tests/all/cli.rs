@@ -157,7 +157,11 @@ unknown_key = true
 "#,
     );
     let out = cli(&["check", "--config", &config.display().to_string()]).await;
-    assert_eq!(out.code(), 1, "{out:?}");
+    assert_eq!(
+        out.code(),
+        2,
+        "a configuration error exits 2, as for every command: {out:?}"
+    );
     assert!(out.stderr.contains("no-such-dir"), "{out:?}");
     assert!(out.stderr.contains("unknown_key"), "{out:?}");
 }

@@ -361,8 +361,9 @@ async fn progress_over_http() {
     .text()
     .await
     .expect("the stream is read");
+    // Three reports 1 ms apart: the first at once, the last before the result.
     let progress = body.matches("notifications/progress").count();
-    assert_eq!(progress, 3, "{body}");
+    assert_eq!(progress, 2, "{body}");
     assert!(body.contains("done 3"), "{body}");
 }
 

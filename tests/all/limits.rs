@@ -314,8 +314,12 @@ async fn progress_reports_become_notifications_when_asked_for() {
         )
         .await;
     assert_eq!(response["result"]["content"][0]["text"], "done 5");
+    // Five reports within a few milliseconds: the first goes out at once, the
+    // last (held back by the throttle) before the result.
     let values = progress_values(&server.received, "p1");
-    assert_eq!(values, vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+    assert_eq!(values.first(), Some(&1.0), "{values:?}");
+    assert_eq!(values.last(), Some(&5.0), "{values:?}");
+    assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
     let first = server
         .received
         .iter()

@@ -139,7 +139,11 @@ network = ["https://export.arxiv.org", "*.example.com", "host:0", "Upper.Case"]
 "#,
     );
     let check = crate::support::cli(&["check", "--config", config.to_str().expect("utf-8")]).await;
-    assert_eq!(check.code(), 1);
+    assert_eq!(
+        check.code(),
+        2,
+        "a configuration error exits 2, as for every command"
+    );
     for entry in [
         "https://export.arxiv.org",
         "*.example.com",
