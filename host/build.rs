@@ -44,12 +44,14 @@ fn main() {
 
     ensure_target();
 
-    // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out: build next to
-    // <target>/<profile> so `cargo clean` removes it too.
+    // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out: build in
+    // <target>/wasm-plugins, which `cargo clean` removes too, and which the
+    // debug and release builds share (the plugins are always built in
+    // release), so `cargo test` after `cargo build --release` builds none again.
     let target_dir = out_dir
         .ancestors()
-        .nth(3)
-        .map(|profile_dir| profile_dir.join("wasm-plugins"))
+        .nth(4)
+        .map(|target| target.join("wasm-plugins"))
         .unwrap_or_else(|| root.join("target").join("wasm-plugins"));
 
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());

@@ -127,10 +127,17 @@ use __private::bindings::toolcell::plugin::types as wit_types;
 /// The function is called once per call (each call runs in a fresh
 /// instance), so keep it cheap: [`Tool`] derives its schemas lazily, only when
 /// the host asks for the descriptors.
+///
+/// The component's exports exist only in a WebAssembly build. Built for the
+/// host (as `cargo build` in a workspace does with every member, and
+/// `cargo test` with a plugin's unit tests), the crate exports nothing:
+/// native linkers refuse the contract's export names
+/// (`cabi_post_toolcell:plugin/tools@0.1.0#call-tool`).
 #[macro_export]
 macro_rules! export_plugin {
     ($tools:path) => {
         #[doc(hidden)]
+        #[allow(dead_code)] // never constructed: the exports call its functions
         struct __ToolcellPlugin;
 
         impl $crate::__private::Guest for __ToolcellPlugin {
@@ -143,6 +150,7 @@ macro_rules! export_plugin {
             }
         }
 
+        #[cfg(target_family = "wasm")]
         $crate::__private::bindings::__export_plugin_world!(
             __ToolcellPlugin with_types_in $crate::__private::bindings
         );

@@ -9,6 +9,7 @@
 mod cli;
 mod fs;
 mod http;
+mod isolation;
 mod limits;
 mod mcp;
 mod network;

@@ -310,6 +310,12 @@ fn serve_command(config: &Path, args: &[&str]) -> Command {
 /// working directory.
 fn base_command() -> Command {
     let mut command = Command::new(bin());
+    harness_environment(&mut command);
+    command
+}
+
+/// The environment, working directory and pipes every process under test gets.
+fn harness_environment(command: &mut Command) {
     command
         .current_dir(std::env::temp_dir())
         .env_remove("RUST_LOG")
@@ -324,7 +330,6 @@ fn base_command() -> Command {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    command
 }
 
 /// `toolcell serve` behind rmcp's client.
@@ -532,9 +537,22 @@ pub struct Finished {
 impl RawServer {
     /// Starts `toolcell serve --config CONFIG ARGS..`.
     pub fn spawn(config: &Path, args: &[&str]) -> RawServer {
-        let mut child = serve_command(config, args)
-            .spawn()
-            .expect("spawn `toolcell serve`");
+        RawServer::start(serve_command(config, args))
+    }
+
+    /// Runs `command`, which ends up running `toolcell serve` (a shell that sets limits
+    /// first, say), with the harness's environment.
+    pub fn spawn_command(command: &mut std::process::Command) -> RawServer {
+        let mut command = Command::from(std::mem::replace(
+            command,
+            std::process::Command::new("true"),
+        ));
+        harness_environment(&mut command);
+        RawServer::start(command)
+    }
+
+    fn start(mut command: Command) -> RawServer {
+        let mut child = command.spawn().expect("spawn `toolcell serve`");
         let stdin = child.stdin.take();
         let stdout = BufReader::new(child.stdout.take().expect("stdout is piped")).lines();
         let (log, log_task) = Log::collect(child.stderr.take().expect("stderr is piped"));
@@ -555,6 +573,18 @@ impl RawServer {
         let write = async {
             stdin.write_all(line.as_bytes()).await?;
             stdin.write_all(b"\n").await?;
+            stdin.flush().await
+        };
+        within("writing to the server's stdin", write)
+            .await
+            .expect("write to the server's stdin");
+    }
+
+    /// Writes `bytes` as they are, in one go.
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is still open");
+        let write = async {
+            stdin.write_all(bytes).await?;
             stdin.flush().await
         };
         within("writing to the server's stdin", write)
@@ -584,8 +614,15 @@ impl RawServer {
         }
     }
 
-    /// Reads messages until the response with `id`, keeping the others in `received`.
+    /// The response with `id`: one already read (and kept in `received`), or the next to come,
+    /// keeping the others in `received`.
     pub async fn response(&mut self, id: i64) -> Value {
+        let read = self.received.iter().position(|message| {
+            message.get("id") == Some(&json!(id)) && message.get("method").is_none()
+        });
+        if let Some(index) = read {
+            return self.received.remove(index);
+        }
         loop {
             let Some(message) = self.recv().await else {
                 panic!(

@@ -21,6 +21,19 @@ struct Count {
     n: u64,
 }
 
+/// A path to open, how many times, and how long to hold it open.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde", deny_unknown_fields)]
+#[schemars(crate = "toolcell_sdk::schemars")]
+struct Hold {
+    /// The file, absolute or relative to the first mount.
+    path: String,
+    /// How many times to open it.
+    n: u64,
+    /// How long to keep the handles before returning, in milliseconds.
+    hold_ms: u64,
+}
+
 /// A name.
 #[derive(Deserialize, JsonSchema)]
 #[serde(crate = "toolcell_sdk::serde", deny_unknown_fields)]
@@ -101,6 +114,47 @@ fn tools() -> Vec<Tool> {
         tool("fetch", |args: Name| fetch(&args.name)),
         // The same, under another name, so two plugins in one server can each offer it.
         tool("fetch2", |args: Name| fetch(&args.name)),
+        tool("sleep", |args: Count| {
+            // `n` milliseconds in a WASI clock poll, never in wasm code.
+            std::thread::sleep(std::time::Duration::from_millis(args.n));
+            Ok(Output::text("slept"))
+        }),
+        tool("read_path", |args: Name| {
+            // Opens and reads whatever the path is, a FIFO included.
+            let path = toolcell_sdk::fs::resolve(&args.name)?;
+            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            Ok(Output::text(format!("read {} bytes", bytes.len())))
+        }),
+        tool("hold_files", |args: Hold| {
+            // Opens the file `n` times (stopping at the first error), holds
+            // every handle for `hold_ms`, then says how many it had.
+            let path = toolcell_sdk::fs::resolve(&args.path)?;
+            let mut held = Vec::new();
+            let mut stopped = String::new();
+            for _ in 0..args.n {
+                match std::fs::File::open(&path) {
+                    Ok(file) => held.push(file),
+                    Err(e) => {
+                        stopped = format!(", then: {e}");
+                        break;
+                    }
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(args.hold_ms));
+            Ok(Output::text(format!("held {}{stopped}", held.len())))
+        }),
+        tool("blocks", |args: Count| {
+            // `n` text blocks of one byte each.
+            let mut output = Output::text("0");
+            for _ in 1..args.n {
+                output = output.with(toolcell_sdk::Content::Text("x".into()));
+            }
+            Ok(output)
+        }),
+        tool("escapes", |args: Count| {
+            // `n` control characters: n bytes here, 6n bytes as JSON.
+            Ok(Output::text("\u{1}".repeat(args.n as usize)))
+        }),
         tool("log", |args: Name| {
             host::log(host::LogLevel::Warning, &args.name);
             host::log(host::LogLevel::Debug, "a debug line");

@@ -2,9 +2,11 @@
 //! it can break the contract in ways the SDK prevents: invalid UTF-8 in a
 //! string, structured content that is not JSON, and, when its config asks
 //! for them, a bad descriptor (`bad_descriptor = "yes"`), a tool whose input
-//! schema is not a JSON Schema (`bad_schema = "yes"`), and a `list-tools`
+//! schema is not a JSON Schema (`bad_schema = "yes"`), a `list-tools`
 //! that traps (`trap_in_list = "yes"`) or spins until its time limit stops it
-//! (`spin_in_list = "yes"`).
+//! (`spin_in_list = "yes"`), one that lists `many_tools = "N"` more tools or a
+//! tool with a description of `huge_description = "N"` bytes, and an extra
+//! tool named by `extra_tool = "NAME"` (to clash with another plugin's).
 #![allow(unsafe_code)] // invalid UTF-8 can only be made unsafely
 #![allow(missing_docs)] // the generated bindings are not documented
 
@@ -18,6 +20,7 @@ use exports::toolcell::plugin::tools::{Call, Guest, ToolDescriptor, ToolResult};
 use toolcell::plugin::host;
 use toolcell::plugin::types::{Annotations, Category, Content};
 
+#[allow(dead_code)] // constructed by the exports, which exist only in wasm
 struct Raw;
 
 fn descriptor(name: &str) -> ToolDescriptor {
@@ -55,6 +58,18 @@ impl Guest for Raw {
         if host::get_config("bad_descriptor").as_deref() == Some("yes") {
             tools.push(descriptor("has spaces"));
         }
+        let number = |key: &str| host::get_config(key).and_then(|n| n.parse::<usize>().ok());
+        if let Some(n) = number("many_tools") {
+            tools.extend((0..n).map(|i| descriptor(&format!("tool_{i}"))));
+        }
+        if let Some(bytes) = number("huge_description") {
+            let mut huge = descriptor("huge");
+            huge.description = "d".repeat(bytes);
+            tools.push(huge);
+        }
+        if let Some(name) = host::get_config("extra_tool") {
+            tools.push(descriptor(&name));
+        }
         if host::get_config("bad_schema").as_deref() == Some("yes") {
             let mut bad = descriptor("bad_schema");
             bad.input_schema = r#"{"type":"object","properties":{"x":{"type":12}}}"#.to_string();
@@ -88,4 +103,6 @@ impl Guest for Raw {
     }
 }
 
+// Native builds (`cargo build --workspace`) cannot link the contract's export names.
+#[cfg(target_family = "wasm")]
 export!(Raw);
