@@ -343,6 +343,9 @@ pub fn implicit_mount_refusal(dir: &Path, home: Option<&Path>) -> Option<String>
         "/Applications",
     ];
     let shown = dir.display();
+    if dir == Path::new("/") {
+        return Some("Toolcell was started in `/`, which is never mounted implicitly".to_owned());
+    }
     if let Some(home) = home
         && home.starts_with(dir)
     {

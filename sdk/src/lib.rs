@@ -154,6 +154,10 @@ macro_rules! export_plugin {
         $crate::__private::bindings::__export_plugin_world!(
             __ToolcellPlugin with_types_in $crate::__private::bindings
         );
+        // Natively nothing calls the tools; this use keeps them (and all
+        // they call) from being reported as dead code.
+        #[cfg(not(target_family = "wasm"))]
+        const _: fn() -> ::std::vec::Vec<$crate::Tool> = $tools;
     };
 }
 

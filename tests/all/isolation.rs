@@ -215,12 +215,13 @@ async fn a_call_that_never_gets_a_slot_says_so_at_its_deadline() {
     let config = fixture.config(&text);
     let mut server = RawServer::spawn(&config, &[]);
     server.initialize().await;
+    // Once the tools are loaded, the first call takes the slot before the second asks.
+    server.request(9, "tools/list", json!({})).await;
     server
         .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "sleep", "arguments": {"n": 3_600_000}}}))
         .await;
-    // Give the first call the slot before the second asks for one.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
     let waiting = server.call(2, "ok", json!({})).await;
     let text = error_text(&waiting);
     assert!(text.contains("call slots"), "{text}");
@@ -286,7 +287,9 @@ async fn a_call_cannot_hold_the_descriptors_another_needs() {
             config.display()
         ),
     );
-    let mut server = RawServer::spawn_command(Command::new("sh").arg(script));
+    let mut server = RawServer::spawn_with(std::path::Path::new("sh"), |command| {
+        command.arg(script);
+    });
     server.initialize().await;
 
     // Past the cap: a clear error naming it.

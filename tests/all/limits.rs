@@ -438,3 +438,47 @@ async fn plugin_logs_become_notifications_at_the_level_the_client_set() {
     // Every log call is also a tracing event on stderr.
     assert!(finished.log.contains("careful now"));
 }
+
+/// Class: progress floods. A copy reports every 64 KiB; the client gets a few notifications per
+/// second, always ending with the last report.
+#[tokio::test]
+async fn progress_of_a_large_copy_is_throttled() {
+    let fixture = Fixture::new();
+    let size: usize = 48 << 20;
+    fixture.write("data/big.bin", vec![7u8; size]);
+    let config = fixture.config(
+        r#"
+[server]
+categories = ["read", "write"]
+
+[[plugin]]
+name = "fs"
+path = "builtin:fs"
+mounts = [{ host = "data", mode = "rw" }]
+"#,
+    );
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    let started = std::time::Instant::now();
+    let response = server
+        .request(
+            1,
+            "tools/call",
+            json!({"name": "copy_file", "arguments": {"source": "big.bin", "destination": "copy.bin"},
+                "_meta": {"progressToken": "copy"}}),
+        )
+        .await;
+    let elapsed = started.elapsed().as_secs_f64();
+    assert_eq!(response["result"]["isError"], false, "{response}");
+    let values = progress_values(&server.received, "copy");
+    // 768 reports of 64 KiB; at most four a second (plus the first and the last) reach the
+    // client.
+    let allowed = (elapsed * 4.0).ceil() as usize + 2;
+    assert!(
+        !values.is_empty() && values.len() <= allowed,
+        "{} notifications in {elapsed:.2} s: {values:?}",
+        values.len()
+    );
+    assert_eq!(values.last(), Some(&(size as f64)), "{values:?}");
+    server.finish().await;
+}

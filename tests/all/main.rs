@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli;
+mod first_run;
 mod fs;
 mod http;
 mod isolation;

@@ -314,18 +314,56 @@ fn base_command() -> Command {
     command
 }
 
+/// Where the servers under test cache compiled components.
+fn cache_dir() -> PathBuf {
+    workspace_root().join("target").join("test-cache")
+}
+
+/// Fills the compile cache with every builtin and test plugin, once per test run, before the
+/// first server starts: otherwise dozens of servers started at once would each compile the
+/// same components on a cold cache, and a slow machine would time them out.
+fn warm_cache() {
+    static WARM: OnceLock<()> = OnceLock::new();
+    WARM.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("create a temporary directory");
+        let mut config = String::new();
+        for (name, path) in [
+            ("fs", "builtin:fs".to_string()),
+            ("search", "builtin:search".to_string()),
+            ("research", "builtin:research".to_string()),
+            ("probe", probe_wasm().display().to_string()),
+            ("hostile", hostile_wasm().display().to_string()),
+            ("raw", raw_wasm().display().to_string()),
+        ] {
+            config.push_str(&format!(
+                "[[plugin]]\nname = {name:?}\npath = {path:?}\nmounts = [{{ host = \".\", mode = \"ro\" }}]\n\n"
+            ));
+        }
+        let config_path = dir.path().join("plugins.toml");
+        std::fs::write(&config_path, config).expect("write the warm-up configuration");
+        // Success or not, it compiled what it could; the tests report real failures.
+        let _ = std::process::Command::new(bin())
+            .arg("check")
+            .arg("--config")
+            .arg(&config_path)
+            .env("TOOLCELL_CACHE_DIR", cache_dir())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    });
+}
+
 /// The environment, working directory and pipes every process under test gets.
 fn harness_environment(command: &mut Command) {
+    warm_cache();
     command
         .current_dir(std::env::temp_dir())
         .env_remove("RUST_LOG")
         .env("NO_COLOR", "1")
         // Compiled components are cached between runs; keep the tests' cache out of the
         // developer's own.
-        .env(
-            "TOOLCELL_CACHE_DIR",
-            workspace_root().join("target").join("test-cache"),
-        )
+        .env("TOOLCELL_CACHE_DIR", cache_dir())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -540,14 +578,12 @@ impl RawServer {
         RawServer::start(serve_command(config, args))
     }
 
-    /// Runs `command`, which ends up running `toolcell serve` (a shell that sets limits
-    /// first, say), with the harness's environment.
-    pub fn spawn_command(command: &mut std::process::Command) -> RawServer {
-        let mut command = Command::from(std::mem::replace(
-            command,
-            std::process::Command::new("true"),
-        ));
+    /// Runs `program` with the harness's environment, then as `configure` sets it up: a shell
+    /// that sets limits first, say, or `toolcell serve` in another directory.
+    pub fn spawn_with(program: &Path, configure: impl FnOnce(&mut Command)) -> RawServer {
+        let mut command = Command::new(program);
         harness_environment(&mut command);
+        configure(&mut command);
         RawServer::start(command)
     }
 
@@ -578,6 +614,16 @@ impl RawServer {
         within("writing to the server's stdin", write)
             .await
             .expect("write to the server's stdin");
+    }
+
+    /// The server's log so far.
+    pub fn log(&self) -> &Log {
+        &self.log
+    }
+
+    /// Kills the server and waits for it.
+    pub async fn kill(mut self) {
+        let _ = self.child.kill().await;
     }
 
     /// Writes `bytes` as they are, in one go.
@@ -721,8 +767,15 @@ impl CliOutput {
 
 /// Runs `toolcell ARGS..` with stdin closed and waits for it.
 pub async fn cli(args: &[&str]) -> CliOutput {
+    cli_with(args, |_| {}).await
+}
+
+/// Like [`cli`], with the command set up further by `configure` (a working directory, a
+/// variable).
+pub async fn cli_with(args: &[&str], configure: impl FnOnce(&mut Command)) -> CliOutput {
     let mut command = base_command();
     command.args(args).stdin(Stdio::null());
+    configure(&mut command);
     let output = within(&format!("`toolcell {}`", args.join(" ")), command.output())
         .await
         .expect("run toolcell");

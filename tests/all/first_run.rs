@@ -1,0 +1,410 @@
+//! The first run: what a new user meets with no configuration file, where desktop clients
+//! start servers (`/`, the home directory), with a client that offers MCP roots, with
+//! `--mount`; and the messages, capabilities, exit codes and logs around it.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::support::{Fixture, RawServer, bin, cli, cli_with};
+
+/// A server with no `--config`, started in `dir` with `HOME` set to `home`.
+fn serve_in(dir: &Path, home: &Path, args: &[&str]) -> RawServer {
+    let (dir, home) = (dir.to_path_buf(), home.to_path_buf());
+    let args: Vec<String> = args.iter().map(ToString::to_string).collect();
+    RawServer::spawn_with(bin(), move |command| {
+        command
+            .arg("serve")
+            .args(args)
+            .current_dir(dir)
+            .env("HOME", home);
+    })
+}
+
+/// `initialize` with the given client capabilities, then `notifications/initialized`.
+async fn initialize(server: &mut RawServer, capabilities: Value) {
+    let response = server
+        .request(
+            0,
+            "initialize",
+            json!({
+                "protocolVersion": "2025-11-25",
+                "capabilities": capabilities,
+                "clientInfo": {"name": "toolcell-tests", "version": "0"},
+            }),
+        )
+        .await;
+    assert!(response.get("result").is_some(), "{response}");
+    server
+        .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+}
+
+fn text(response: &Value) -> String {
+    response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Class: started in `/` without a configuration, the embedded default mounts nothing (it used
+/// to mount the whole disk), says so in the log, and the tools answer with how to grant a
+/// folder.
+#[tokio::test]
+async fn the_root_directory_is_never_mounted_implicitly() {
+    let home = Fixture::new();
+    let mut server = serve_in(Path::new("/"), home.root(), &[]);
+    initialize(&mut server, json!({})).await;
+    let response = server
+        .call(1, "read_file", json!({"path": "/etc/passwd"}))
+        .await;
+    assert_eq!(response["result"]["isError"], true, "{response}");
+    let message = text(&response);
+    assert!(message.contains("`/`"), "{message}");
+    assert!(message.contains("--mount DIR"), "{message}");
+    assert!(message.contains("--config FILE"), "{message}");
+    let finished = server.finish().await;
+    assert!(
+        finished.log.contains("no folder is mounted"),
+        "{}",
+        finished.log
+    );
+
+    // The command line says the same.
+    let out = cli_with(
+        &["call", "read_file", r#"{"path": "/etc/passwd"}"#],
+        |command| {
+            command.current_dir("/").env("HOME", home.root());
+        },
+    )
+    .await;
+    assert_eq!(out.code(), 1, "{out:?}");
+    assert!(out.stdout.contains("--mount DIR"), "{out:?}");
+    assert!(!out.stdout.contains("root:"), "{out:?}");
+}
+
+/// Class: started in the home directory, nothing is mounted either.
+#[tokio::test]
+async fn the_home_directory_is_never_mounted_implicitly() {
+    let home = Fixture::new();
+    home.write("secret.txt", "private\n");
+    let out = cli_with(
+        &["call", "read_file", r#"{"path": "secret.txt"}"#],
+        |command| {
+            command.current_dir(home.root()).env("HOME", home.root());
+        },
+    )
+    .await;
+    assert_eq!(out.code(), 1, "{out:?}");
+    assert!(out.stdout.contains("home directory"), "{out:?}");
+    assert!(!out.stdout.contains("private"), "{out:?}");
+}
+
+/// Class: a project directory (not a system or home directory) is mounted read-only, and the
+/// log says so at info.
+#[tokio::test]
+async fn a_project_directory_is_mounted_read_only_and_logged() {
+    let home = Fixture::new();
+    let project = Fixture::new();
+    project.write("notes.txt", "notes\n");
+    let mut server = serve_in(project.root(), home.root(), &[]);
+    initialize(&mut server, json!({})).await;
+    let read = server
+        .call(1, "read_file", json!({"path": "notes.txt"}))
+        .await;
+    assert_eq!(text(&read), "notes\n", "{read}");
+    let finished = server.finish().await;
+    let expected = format!(
+        "mounted {} read-only for fs, search",
+        project.root().display()
+    );
+    assert!(finished.log.contains(&expected), "{}", finished.log);
+}
+
+/// Class: a client that offers MCP roots gets them mounted (read-only) instead of the working
+/// directory, and a `notifications/roots/list_changed` makes the server ask again.
+#[tokio::test]
+async fn client_roots_are_mounted_and_followed() {
+    let home = Fixture::new();
+    let first = Fixture::new();
+    first.write("a.txt", "first root\n");
+    let second = Fixture::new();
+    second.write("b.txt", "second root\n");
+    let mut server = serve_in(Path::new("/"), home.root(), &[]);
+    initialize(&mut server, json!({"roots": {"listChanged": true}})).await;
+
+    // The server asks for the roots once the client is initialized.
+    answer_roots(&mut server, first.root()).await;
+    let read = server.call(1, "read_file", json!({"path": "a.txt"})).await;
+    assert_eq!(text(&read), "first root\n", "{read}");
+
+    // The roots change: the server asks again and follows.
+    server
+        .send(json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}))
+        .await;
+    answer_roots(&mut server, second.root()).await;
+    // The new list is in place once the server has had the answer.
+    let started = Instant::now();
+    loop {
+        let read = server.call(2, "read_file", json!({"path": "b.txt"})).await;
+        if text(&read) == "second root\n" {
+            break;
+        }
+        assert!(started.elapsed().as_secs() < 10, "{read}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let gone = server
+        .call(3, "read_file", json!({"path": first.arg("a.txt")}))
+        .await;
+    assert_eq!(gone["result"]["isError"], true, "{gone}");
+    // Writing stays off: roots are mounted read-only.
+    let write = server
+        .call(4, "write_file", json!({"path": "c.txt", "content": "x"}))
+        .await;
+    assert!(write.get("error").is_some(), "{write}");
+    let finished = server.finish().await;
+    assert!(
+        finished
+            .log
+            .contains("mounted the client's roots read-only"),
+        "{}",
+        finished.log
+    );
+}
+
+/// Waits for the server's `roots/list` request and answers it with one root, `dir`.
+async fn answer_roots(server: &mut RawServer, dir: &Path) {
+    let request = loop {
+        let message = server.recv().await.expect("the stream is open");
+        if message["method"] == "roots/list" {
+            break message;
+        }
+        server.received.push(message);
+    };
+    let uri = url_of(dir);
+    server
+        .send(json!({"jsonrpc": "2.0", "id": request["id"],
+            "result": {"roots": [{"uri": uri, "name": "project"}]}}))
+        .await;
+}
+
+fn url_of(dir: &Path) -> String {
+    format!("file://{}", dir.display())
+}
+
+/// Class: `--mount DIR` grants a folder where none would be implicit; `DIR:rw` enables
+/// writing; it cannot be combined with `--config`.
+#[tokio::test]
+async fn the_mount_flag_grants_folders() {
+    let home = Fixture::new();
+    let project = Fixture::new();
+    project.write("notes.txt", "notes\n");
+    let dir = project.root().display().to_string();
+    let in_root = |command: &mut tokio::process::Command| {
+        command.current_dir("/").env("HOME", home.root());
+    };
+    let read = cli_with(
+        &[
+            "call",
+            "--mount",
+            &dir,
+            "read_file",
+            r#"{"path": "notes.txt"}"#,
+        ],
+        in_root,
+    )
+    .await;
+    assert_eq!(read.code(), 0, "{read:?}");
+    assert_eq!(read.stdout, "notes\n");
+
+    // Read-only by default: the write tools are not even enabled.
+    let refused = cli_with(
+        &[
+            "call",
+            "--mount",
+            &dir,
+            "write_file",
+            r#"{"path": "new.txt", "content": "x"}"#,
+        ],
+        in_root,
+    )
+    .await;
+    assert_eq!(refused.code(), 2, "{refused:?}");
+    assert!(refused.stderr.contains("not enabled"), "{refused:?}");
+
+    let rw = format!("{dir}:rw");
+    let wrote = cli_with(
+        &[
+            "call",
+            "--mount",
+            &rw,
+            "write_file",
+            r#"{"path": "new.txt", "content": "x"}"#,
+        ],
+        in_root,
+    )
+    .await;
+    assert_eq!(wrote.code(), 0, "{wrote:?}");
+    assert_eq!(
+        std::fs::read_to_string(project.path("new.txt")).unwrap(),
+        "x"
+    );
+
+    let both = cli(&["tools", "--mount", &dir, "--config", "plugins.toml"]).await;
+    assert_eq!(both.code(), 2, "{both:?}");
+}
+
+/// Class: methods of capabilities the server does not declare answer -32601 naming the
+/// capability, not empty results.
+#[tokio::test]
+async fn undeclared_capabilities_are_method_not_found() {
+    let project = Fixture::new();
+    let config = project.config(
+        "[[plugin]]\nname = \"fs\"\npath = \"builtin:fs\"\nmounts = [{ host = \".\", mode = \"ro\" }]\n",
+    );
+    let mut server = RawServer::spawn(&config, &[]);
+    let init = server.initialize().await;
+    assert!(init["capabilities"].get("prompts").is_none(), "{init}");
+    assert!(init["capabilities"].get("resources").is_none(), "{init}");
+    let cases = [
+        ("prompts/list", json!({}), "prompts"),
+        ("prompts/get", json!({"name": "x"}), "prompts"),
+        ("resources/list", json!({}), "resources"),
+        ("resources/templates/list", json!({}), "resources"),
+        ("resources/read", json!({"uri": "file:///x"}), "resources"),
+        (
+            "resources/subscribe",
+            json!({"uri": "file:///x"}),
+            "resources",
+        ),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "x"},
+                "argument": {"name": "a", "value": "b"}}),
+            "completions",
+        ),
+    ];
+    for (id, (method, params, capability)) in cases.into_iter().enumerate() {
+        let response = server.request(id as i64 + 1, method, params).await;
+        assert_eq!(response["error"]["code"], -32601, "{method}: {response}");
+        let message = response["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(method) && message.contains(capability),
+            "{method}: {message}"
+        );
+    }
+    let unknown = server.request(50, "nonsense/method", json!({})).await;
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("nonsense/method") && m.contains("tools")),
+        "{unknown}"
+    );
+    server.finish().await;
+}
+
+/// Class: a disabled tool is not "unknown": the error says how to enable it; the command line
+/// speaks of the command line; client mistakes are not logged as warnings.
+#[tokio::test]
+async fn messages_say_what_to_do_and_client_mistakes_are_not_warnings() {
+    let project = Fixture::new();
+    project.write("notes.txt", "notes\n");
+    let config = project.config(
+        "[[plugin]]\nname = \"fs\"\npath = \"builtin:fs\"\nmounts = [{ host = \".\", mode = \"ro\" }]\n",
+    );
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    let disabled = server
+        .call(1, "write_file", json!({"path": "x", "content": "y"}))
+        .await;
+    assert_eq!(disabled["error"]["code"], -32602, "{disabled}");
+    let message = disabled["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("not enabled"), "{message}");
+    assert!(
+        message.contains(r#"add "write" to [server] categories"#),
+        "{message}"
+    );
+    let unknown = server.call(2, "nope", json!({})).await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    assert!(
+        unknown["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("tools/list")),
+        "{unknown}"
+    );
+    let invalid = server.call(3, "read_file", json!({"path": 5})).await;
+    assert_eq!(invalid["result"]["isError"], true, "{invalid}");
+    let _ = server.request(4, "nonsense/method", json!({})).await;
+    let finished = server.finish().await;
+    assert!(
+        !finished.log.contains(" WARN "),
+        "client mistakes were logged as warnings:\n{}",
+        finished.log
+    );
+
+    let config_arg = config.display().to_string();
+    let out = cli(&["call", "--config", &config_arg, "nope"]).await;
+    assert_eq!(out.code(), 2, "{out:?}");
+    assert!(out.stderr.contains("`toolcell tools`"), "{out:?}");
+    assert!(!out.stderr.contains("tools/list"), "{out:?}");
+    let out = cli(&["call", "--config", &config_arg, "write_file", "{}"]).await;
+    assert_eq!(out.code(), 2, "{out:?}");
+    assert!(out.stderr.contains("not enabled"), "{out:?}");
+}
+
+/// Class: a configuration error exits 2 from every command; a misspelt category is an error
+/// naming the known ones, and `check` fails on it.
+#[tokio::test]
+async fn configuration_errors_exit_2_everywhere_and_categories_are_checked() {
+    let project = Fixture::new();
+    let broken = project.write("broken.toml", "[[plugin]]\nname = 5\n");
+    let broken = broken.display().to_string();
+    for command in [
+        vec!["check", "--config", &broken],
+        vec!["tools", "--config", &broken],
+        vec!["call", "--config", &broken, "read_file"],
+    ] {
+        let out = cli(&command).await;
+        assert_eq!(out.code(), 2, "{command:?}: {out:?}");
+        assert!(out.stderr.contains("broken.toml"), "{out:?}");
+    }
+
+    let misspelt = project.write(
+        "misspelt.toml",
+        "[server]\ncategories = [\"read\", \"serach\"]\n\n[[plugin]]\nname = \"fs\"\npath = \"builtin:fs\"\n",
+    );
+    let out = cli(&["check", "--config", &misspelt.display().to_string()]).await;
+    assert_eq!(out.code(), 1, "{out:?}");
+    assert!(out.stderr.contains("unknown category `serach`"), "{out:?}");
+    assert!(out.stderr.contains("did you mean `search`?"), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("read, search, write, execute, vcs, network"),
+        "{out:?}"
+    );
+}
+
+/// Class: `--http localhost:PORT` is an address, not "invalid socket address syntax".
+#[tokio::test]
+async fn http_accepts_localhost() {
+    let project = Fixture::new();
+    let config = project.config(
+        "[[plugin]]\nname = \"fs\"\npath = \"builtin:fs\"\nmounts = [{ host = \".\", mode = \"ro\" }]\n",
+    );
+    let config = config.display().to_string();
+    let server = RawServer::spawn_with(bin(), |command| {
+        command
+            .args(["serve", "--config", &config, "--http", "localhost:0"])
+            .stdin(std::process::Stdio::null());
+    });
+    server
+        .log()
+        .wait_for("serving MCP over HTTP at http://127.0.0.1:")
+        .await;
+    server.kill().await;
+    let bad = cli(&["serve", "--http", "nowhere"]).await;
+    assert_eq!(bad.code(), 2, "{bad:?}");
+    assert!(bad.stderr.contains("localhost:PORT"), "{bad:?}");
+}
