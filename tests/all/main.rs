@@ -14,6 +14,7 @@ mod mcp;
 mod network;
 mod research;
 mod sandbox;
+mod schemas;
 mod search;
 mod support;
 mod write;
