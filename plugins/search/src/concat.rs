@@ -59,7 +59,7 @@ pub fn concat<F: Fs>(fs: &F, root: &Path, options: &ConcatOptions) -> Result<Str
     concat_with_progress(fs, root, options, &mut Progress::none())
 }
 
-/// [`concat`], counting in `progress` each entry the glob walks, then each
+/// [`concat()`], counting in `progress` each entry the glob walks, then each
 /// file read.
 pub fn concat_with_progress<F: Fs>(
     fs: &F,
