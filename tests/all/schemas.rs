@@ -200,16 +200,25 @@ fn optional_properties_accepting_null(schema: &Value) -> Vec<String> {
     found
 }
 
+// One server for the three checks: with a cold compile cache, each server compiles all three
+// plugins, and several at once on a small machine can outlast the harness's timeout.
 #[tokio::test]
-async fn every_builtin_schema_is_portable() {
+async fn builtin_schemas_are_portable_and_results_match_them() {
     let fixture = all_plugins();
     let server = Server::start(&fixture.path("plugins.toml")).await;
     let tools = server.tools().await;
     assert_eq!(server.tool_names().await, ALL_TOOLS, "the tools served");
+    schemas_are_portable(&tools);
+    structured_content_matches_the_output_schemas(&fixture, &server, &tools).await;
+    null_for_an_optional_argument_is_refused_naming_it(&fixture, &server).await;
+    server.stop().await;
+}
 
+/// Lints every schema in `tools`.
+fn schemas_are_portable(tools: &[Value]) {
     let mut problems = Vec::new();
     let mut schemas = 0;
-    for tool in &tools {
+    for tool in tools {
         let name = tool["name"].as_str().expect("a tool has a name");
         for key in ["inputSchema", "outputSchema"] {
             let Some(schema) = tool.get(key).filter(|s| !s.is_null()) else {
@@ -246,7 +255,6 @@ async fn every_builtin_schema_is_portable() {
     assert_eq!(offset["type"], "integer", "{offset}");
     assert_eq!(offset["minimum"], 1, "the stricter bound stays: {offset}");
     assert_eq!(offset["maximum"], json!(u64::MAX), "{offset}");
-    server.stop().await;
 }
 
 #[test]
@@ -284,11 +292,12 @@ fn the_lint_finds_what_schemars_emits_unchanged() {
     assert_eq!(nullable, ["kind", "level", "offset"]);
 }
 
-#[tokio::test]
-async fn structured_content_matches_the_output_schemas() {
-    let fixture = all_plugins();
-    let server = Server::start(&fixture.path("plugins.toml")).await;
-    let tools = server.tools().await;
+/// Calls the tools with output schemas and validates their structured content.
+async fn structured_content_matches_the_output_schemas(
+    fixture: &Fixture,
+    server: &Server,
+    tools: &[Value],
+) {
     let notes = fixture.arg("data/notes.txt");
     let link = fixture.arg("data/link");
     let data = fixture.arg("data");
@@ -330,15 +339,11 @@ async fn structured_content_matches_the_output_schemas() {
             result.structured()
         );
     }
-    server.stop().await;
 }
 
-#[tokio::test]
-async fn null_for_an_optional_argument_is_refused_naming_it() {
-    // The schemas no longer allow `null` for a field that may be left out, and the server
-    // validates arguments against them: the model is told which field to leave out.
-    let fixture = all_plugins();
-    let server = Server::start(&fixture.path("plugins.toml")).await;
+/// The schemas no longer allow `null` for a field that may be left out, and the server
+/// validates arguments against them: the model is told which field to leave out.
+async fn null_for_an_optional_argument_is_refused_naming_it(fixture: &Fixture, server: &Server) {
     let notes = fixture.arg("data/notes.txt");
     let refused = server
         .call("read_file", json!({"path": notes, "limit": null}))
@@ -350,5 +355,4 @@ async fn null_for_an_optional_argument_is_refused_naming_it() {
         .await
         .ok_text();
     assert!(read.starts_with("one\n"), "{read}");
-    server.stop().await;
 }
