@@ -10,7 +10,7 @@
 //! - [`Tool`] describes one tool: its name, title, description, category,
 //!   annotations and handler. The input schema is derived from the handler's
 //!   argument type with [`schemars`], and the arguments are decoded with
-//!   [`serde`].
+//!   [`serde`]. The derived schemas are made portable (see [`Tool::new`]).
 //! - [`Output`] is what a handler returns on success; [`Error`] is a failure
 //!   the model can act on, sent as a result with `isError: true`.
 //! - [`export_plugin!`] exports a function that lists the plugin's tools.
@@ -119,6 +119,8 @@ pub mod __private {
     }
 }
 
+mod schema;
+
 use __private::bindings::exports::toolcell::plugin::tools as wit;
 use __private::bindings::toolcell::plugin::types as wit_types;
 
@@ -221,6 +223,12 @@ impl Tool {
     ///
     /// The input schema is derived from `A`; the host validates arguments
     /// against it before the plugin runs, and the SDK decodes them into `A`.
+    ///
+    /// The derived schema is rewritten so that every MCP client takes it: a
+    /// `format` JSON Schema does not define (schemars' `uint64`, `int32`,
+    /// `double`, ...) is dropped, an integer's range kept as `minimum` and
+    /// `maximum`; and an optional field (`Option<T>`, or `#[serde(default)]`)
+    /// accepts `T` but not `null`: a client leaves the field out instead.
     pub fn new<A, F>(name: impl Into<String>, handler: F) -> Tool
     where
         A: DeserializeOwned + JsonSchema,
@@ -231,7 +239,7 @@ impl Tool {
             title: None,
             description: String::new(),
             category: Category::Read,
-            input_schema: schema_text::<A>,
+            input_schema: schema::input_text::<A>,
             output_schema: None,
             annotations: wit_types::Annotations {
                 read_only: false,
@@ -267,8 +275,13 @@ impl Tool {
 
     /// Declares that successful results carry structured content shaped
     /// like `T` (see [`Output::structured`]).
+    ///
+    /// The schema describes `T` as serde serialises it, made portable as in
+    /// [`Tool::new`]: a field left out by `skip_serializing_if` is optional
+    /// and not nullable; an `Option` always written is required and may be
+    /// `null` (as `anyOf`, not a `type` array).
     pub fn output_schema<T: JsonSchema>(mut self) -> Tool {
-        self.output_schema = Some(schema_text::<T>);
+        self.output_schema = Some(schema::output_text::<T>);
         self
     }
 
@@ -311,10 +324,6 @@ impl Tool {
             annotations: self.annotations,
         }
     }
-}
-
-fn schema_text<T: JsonSchema>() -> String {
-    schemars::schema_for!(T).as_value().to_string()
 }
 
 /// One block of a tool's result.

@@ -1,8 +1,12 @@
 //! The builtin `fs` plugin's tools, called through the server on a fixture tree.
 
-use serde_json::json;
+use std::os::unix::net::UnixListener;
+use std::path::Path;
+use std::time::Duration;
 
-use crate::support::{Fixture, Server};
+use serde_json::{Value, json};
+
+use crate::support::{CallResult, Fixture, Server};
 
 /// The fixture: `data/` mounted read-only, holding
 /// `notes.txt` (20 lines), `blob.bin`, `.hidden`, `sub/inner.txt` and `link-in -> notes.txt`.
@@ -294,5 +298,105 @@ async fn list_directory_plain_all_and_long() {
         not_a_directory.contains("not a directory"),
         "{not_a_directory}"
     );
+    server.stop().await;
+}
+
+/// How long a call on a special file may take. Opening a named pipe blocks until a writer
+/// comes, so a regression hangs: this bounds it well under the harness's own timeout.
+const SPECIAL_FILE_BOUND: Duration = Duration::from_secs(10);
+
+/// Calls `tool`, failing the test if the call does not end within [`SPECIAL_FILE_BOUND`].
+pub(crate) async fn bounded_call(server: &Server, tool: &str, arguments: Value) -> CallResult {
+    match tokio::time::timeout(SPECIAL_FILE_BOUND, server.call(tool, arguments.clone())).await {
+        Ok(result) => result,
+        Err(_) => panic!(
+            "`{tool}` {arguments} did not finish within {SPECIAL_FILE_BOUND:?}: did it open a \
+             special file?\nserver log:\n{}",
+            server.log().text()
+        ),
+    }
+}
+
+/// Makes a named pipe at `path` with `mkfifo`.
+pub(crate) fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("run mkfifo");
+    assert!(status.success(), "mkfifo {} failed", path.display());
+}
+
+/// A named pipe `pipe`, a Unix socket `socket` (alive while the returned listener is) and a
+/// symlink `link-to-pipe`, in `dir` under the fixture.
+pub(crate) fn special_files(fixture: &Fixture, dir: &str) -> UnixListener {
+    fixture.mkdir(dir);
+    mkfifo(&fixture.path(&format!("{dir}/pipe")));
+    fixture.symlink("pipe", &format!("{dir}/link-to-pipe"));
+    UnixListener::bind(fixture.path(&format!("{dir}/socket"))).expect("bind a Unix socket")
+}
+
+/// What the fs plugin says about a special file it will not open: the sandbox does not tell a
+/// named pipe from a socket (wasmtime-wasi reports both as `unknown`), only devices.
+fn refusal(path: &str, rule: &str) -> String {
+    format!(
+        "`{path}` is a special file (a named pipe, a socket or a device), not a regular file; \
+         {rule}"
+    )
+}
+
+// See: read_file on a named pipe blocked forever in open(2).
+#[tokio::test]
+async fn read_tools_refuse_special_files_without_blocking() {
+    let fixture = Fixture::new();
+    fixture.write("data/notes.txt", numbered_lines(1..=3));
+    let _socket = special_files(&fixture, "data");
+    // /dev holds character devices an unprivileged test cannot make in a fixture.
+    let config = fixture.config(
+        r#"
+[[plugin]]
+name = "fs"
+path = "builtin:fs"
+mounts = [{ host = "data", mode = "ro" }, { host = "/dev", mode = "ro" }]
+"#,
+    );
+    let server = Server::start(&config).await;
+
+    for name in ["pipe", "socket", "link-to-pipe"] {
+        let path = fixture.arg(&format!("data/{name}"));
+        for (tool, rule) in [
+            ("read_file", "read_file reads regular files only"),
+            ("tail", "tail reads regular files only"),
+        ] {
+            let text = bounded_call(&server, tool, json!({"path": path}))
+                .await
+                .error_text();
+            assert_eq!(text, refusal(&path, rule), "{tool} on {name}");
+        }
+    }
+    for tool in ["read_file", "tail"] {
+        let text = bounded_call(&server, tool, json!({"path": "/dev/null"}))
+            .await
+            .error_text();
+        assert_eq!(
+            text,
+            format!(
+                "`/dev/null` is a character device, not a regular file; {tool} reads regular \
+                 files only"
+            )
+        );
+    }
+
+    // Looking at them opens nothing either.
+    let pipe = fixture.arg("data/pipe");
+    let info = bounded_call(&server, "file_info", json!({"path": pipe})).await;
+    assert_eq!(info.structured()["kind"], "other", "{info:?}");
+    let listing = bounded_call(&server, "list_directory", json!({"path": "."}))
+        .await
+        .ok_text();
+    assert_eq!(listing, "link-to-pipe\nnotes.txt\npipe\nsocket\n");
+
+    // And the server still serves.
+    let notes = bounded_call(&server, "read_file", json!({"path": "notes.txt"})).await;
+    assert_eq!(notes.ok_text(), numbered_lines(1..=3));
     server.stop().await;
 }

@@ -16,6 +16,7 @@ mod mcp;
 mod network;
 mod research;
 mod sandbox;
+mod schemas;
 mod search;
 mod support;
 mod write;

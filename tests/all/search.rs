@@ -4,7 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{CallResult, Fixture, Server, bin, within, workspace_root};
+use crate::fs::{bounded_call, mkfifo, special_files};
+use crate::support::{CallResult, Fixture, RawServer, Server, bin, within, workspace_root};
 
 /// Marks every secret file's contents; no result may ever contain it.
 const SECRET: &str = "TOOLCELL-SECRET";
@@ -725,4 +726,216 @@ async fn search_tools_cannot_leave_the_mount() {
         assert_no_leak(&format!("grep glob={pattern}"), &result.0, &leaks);
     }
     server.stop().await;
+}
+
+// See: read_file on a named pipe blocked forever in open(2); the search tools open files too.
+#[tokio::test]
+async fn search_tools_never_open_special_files() {
+    let fixture = Fixture::new();
+    fixture.write("data/a.txt", "needle one\n");
+    fixture.write("data/sub/b.txt", "needle two\n");
+    let _socket = special_files(&fixture, "data/sub");
+    // A named pipe where grep looks for ignore rules without a listing to say what it is.
+    fixture.write("data/repo/.git/HEAD", "ref: refs/heads/main\n");
+    mkfifo(&fixture.mkdir("data/repo/.git/info").join("exclude"));
+    fixture.write("data/repo/c.txt", "needle three\n");
+    let config = search_config(&fixture, "");
+    let server = Server::start(&config).await;
+    let data = fixture.arg("data");
+
+    let grep = bounded_call(&server, "grep", json!({"pattern": "needle", "path": data})).await;
+    let found: Vec<(String, u64, String, bool)> = grep_lines(&fixture, &grep);
+    assert_eq!(
+        found,
+        [
+            ("a.txt".to_string(), 1, "needle one".to_string(), false),
+            (
+                "repo/c.txt".to_string(),
+                1,
+                "needle three".to_string(),
+                false
+            ),
+            ("sub/b.txt".to_string(), 1, "needle two".to_string(), false),
+        ]
+    );
+    assert_eq!(grep.structured()["files_searched"], 3, "{:?}", grep.0);
+    assert!(grep.structured().get("note").is_none(), "{:?}", grep.0);
+
+    let pipe = fixture.arg("data/sub/pipe");
+    let refused = bounded_call(&server, "grep", json!({"pattern": "x", "path": pipe}))
+        .await
+        .error_text();
+    assert_eq!(
+        refused,
+        format!(
+            "`{pipe}` is a special file (a named pipe, a socket or a device), not a regular file; \
+             grep searches regular files and directories"
+        )
+    );
+
+    // concat_files leaves them out of a glob, and refuses one named explicitly.
+    let concat = bounded_call(
+        &server,
+        "concat_files",
+        json!({"glob": "sub/*", "dry_run": false}),
+    )
+    .await
+    .ok_text();
+    assert_eq!(concat, format!("==> {data}/sub/b.txt <==\nneedle two\n"));
+    for name in ["pipe", "socket", "link-to-pipe"] {
+        let path = fixture.arg(&format!("data/sub/{name}"));
+        let refused = bounded_call(
+            &server,
+            "concat_files",
+            json!({"paths": [path], "dry_run": false}),
+        )
+        .await
+        .error_text();
+        assert_eq!(
+            refused,
+            format!(
+                "`{path}` is a special file (a named pipe, a socket or a device), not a regular \
+                 file; concat_files reads regular files only"
+            )
+        );
+    }
+
+    // glob lists them when asked for any kind of entry; it opens nothing.
+    let files = bounded_call(&server, "glob", json!({"pattern": "sub/*"})).await;
+    assert_eq!(glob_paths(&fixture, &files), ["sub/b.txt"]);
+    let any = bounded_call(&server, "glob", json!({"pattern": "sub/*", "kind": "any"})).await;
+    assert_eq!(
+        glob_paths(&fixture, &any),
+        ["sub/b.txt", "sub/link-to-pipe", "sub/pipe", "sub/socket"]
+    );
+    server.stop().await;
+}
+
+/// `notifications/progress` messages for `token` among `messages`: `(progress, message)`.
+fn progress_reports(messages: &[Value], token: &str) -> Vec<(f64, String)> {
+    messages
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .filter(|m| m["params"]["progressToken"] == token)
+        .map(|m| {
+            assert!(
+                m["params"].get("total").is_none(),
+                "no total while walking: {m}"
+            );
+            (
+                m["params"]["progress"]
+                    .as_f64()
+                    .expect("progress is a number"),
+                m["params"]["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn long_searches_report_progress() {
+    // 3,000 files in 30 directories; `needle` in every 1,000th.
+    let fixture = Fixture::new();
+    for i in 0..3000 {
+        let text = if i % 1000 == 7 {
+            "hay\nneedle\n"
+        } else {
+            "hay\n"
+        };
+        fixture.write(&format!("data/d{:02}/f{i:04}.txt", i % 30), text);
+    }
+    let config = search_config(&fixture, "");
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+
+    let call = |id: i64, name: &str, arguments: Value| json!({"name": name, "arguments": arguments, "_meta": {"progressToken": format!("p{id}")}});
+    let response = server
+        .request(
+            1,
+            "tools/call",
+            call(1, "grep", json!({"pattern": "needle"})),
+        )
+        .await;
+    let result = &response["result"];
+    assert_eq!(result["isError"], json!(false), "{response}");
+    assert_eq!(result["structuredContent"]["matches"], 3, "{response}");
+    assert_eq!(
+        result["structuredContent"]["files_searched"], 3000,
+        "{response}"
+    );
+    let reports = progress_reports(&server.received, "p1");
+    assert!(
+        !reports.is_empty(),
+        "no progress from grep: {:?}",
+        server.received
+    );
+    assert!(
+        reports.windows(2).all(|pair| pair[0].0 < pair[1].0),
+        "progress must increase: {reports:?}"
+    );
+    assert!(
+        reports.len() <= 6,
+        "at most one report per 500 files: {reports:?}"
+    );
+    let (progress, message) = &reports[0];
+    assert!(
+        message.starts_with(&format!("searched {progress} files")),
+        "{reports:?}"
+    );
+
+    server.received.clear();
+    let response = server
+        .request(
+            2,
+            "tools/call",
+            call(
+                2,
+                "glob",
+                json!({"pattern": "**/*.txt", "max_results": 5000}),
+            ),
+        )
+        .await;
+    let paths = response["result"]["structuredContent"]["paths"].as_array();
+    assert_eq!(paths.map(Vec::len), Some(3000), "{response}");
+    let reports = progress_reports(&server.received, "p2");
+    assert!(
+        reports
+            .first()
+            .is_some_and(|(_, m)| m.starts_with("scanned ") && m.contains("entries")),
+        "glob: {reports:?}"
+    );
+
+    server.received.clear();
+    let response = server
+        .request(
+            3,
+            "tools/call",
+            call(3, "concat_files", json!({"glob": "**/*.txt"})),
+        )
+        .await;
+    let text = response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("1000 files"), "{response}");
+    assert!(
+        !progress_reports(&server.received, "p3").is_empty(),
+        "concat_files: {:?}",
+        server.received
+    );
+
+    // Without a token, none.
+    server.received.clear();
+    server.call(4, "grep", json!({"pattern": "needle"})).await;
+    assert!(
+        server
+            .received
+            .iter()
+            .all(|m| m["method"] != "notifications/progress"),
+        "{:?}",
+        server.received
+    );
+    server.finish().await;
 }

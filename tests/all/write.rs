@@ -6,10 +6,12 @@
 //! symlinks, links not followed) before and after must be equal.
 
 use std::collections::BTreeMap;
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::fs::{bounded_call, special_files};
 use crate::support::{Fixture, INVALID_PARAMS, Server, cli};
 
 /// The six write tools, in the order the plugin lists them.
@@ -58,6 +60,8 @@ enum Entry {
     File(Vec<u8>),
     Dir,
     Link(PathBuf),
+    /// A named pipe, socket or device: never opened (a pipe would block).
+    Special,
 }
 
 impl Entry {
@@ -70,6 +74,7 @@ impl Entry {
             }
             Entry::Dir => "a directory".to_string(),
             Entry::Link(target) => format!("a symlink to {}", target.display()),
+            Entry::Special => "a special file".to_string(),
         }
     }
 }
@@ -92,6 +97,8 @@ impl Snapshot {
                 } else if kind.is_dir() {
                     pending.push(path.clone());
                     Entry::Dir
+                } else if !kind.is_file() {
+                    Entry::Special
                 } else {
                     Entry::File(std::fs::read(&path).expect("read a fixture file"))
                 };
@@ -1195,5 +1202,83 @@ async fn write_tools_have_the_documented_annotations() {
             "`{name}` has no title: {tool}"
         );
     }
+    server.stop().await;
+}
+
+// See: read_file on a named pipe blocked forever in open(2); the write tools open files too.
+#[tokio::test]
+async fn write_tools_refuse_special_files_without_blocking() {
+    let fixture = Fixture::new();
+    let server = rw_data(&fixture).await;
+    let _socket = special_files(&fixture, "data/special");
+    fixture.write("data/notes.txt", "one\n");
+    let before = Snapshot::of(&fixture.path("data"));
+    let notes = fixture.arg("data/notes.txt");
+
+    for name in ["pipe", "socket", "link-to-pipe"] {
+        let path = fixture.arg(&format!("data/special/{name}"));
+        let calls = [
+            (
+                "edit_file",
+                json!({"path": path, "old_string": "a", "new_string": "b"}),
+                "edit_file edits regular files only",
+            ),
+            (
+                "append_file",
+                json!({"path": path, "content": "x"}),
+                "append_file appends to regular files only",
+            ),
+            (
+                "write_file",
+                json!({"path": path, "content": "x", "overwrite": true}),
+                "write_file replaces regular files only",
+            ),
+            (
+                "copy_file",
+                json!({"source": path, "destination": fixture.arg("data/copy.txt")}),
+                "copy_file copies regular files only",
+            ),
+            (
+                "copy_file",
+                json!({"source": notes, "destination": path, "overwrite": true}),
+                "copy_file replaces regular files only",
+            ),
+        ];
+        for (tool, arguments, rule) in calls {
+            let text = bounded_call(&server, tool, arguments.clone())
+                .await
+                .error_text();
+            assert_eq!(
+                text,
+                format!(
+                    "`{path}` is a special file (a named pipe, a socket or a device), not a \
+                     regular file; {rule}"
+                ),
+                "{tool} {arguments}"
+            );
+        }
+    }
+    before.assert_unchanged(&fixture.path("data"), "a write tool on a special file");
+
+    // The server still serves, and a special file can still be moved, as `mv` does.
+    let appended = bounded_call(
+        &server,
+        "append_file",
+        json!({"path": notes, "content": "two"}),
+    )
+    .await
+    .ok_text();
+    assert!(appended.starts_with("appended 4 bytes"), "{appended}");
+    let moved = fixture.arg("data/special/moved-pipe");
+    bounded_call(
+        &server,
+        "rename",
+        json!({"source": fixture.arg("data/special/pipe"), "destination": moved}),
+    )
+    .await
+    .ok_text();
+    let moved = std::fs::symlink_metadata(fixture.path("data/special/moved-pipe"))
+        .expect("the pipe was moved");
+    assert!(moved.file_type().is_fifo(), "{moved:?}");
     server.stop().await;
 }

@@ -6,6 +6,11 @@
 //! absolute or relative to the first mount; the sandbox, not this code, keeps
 //! them inside the mounts.
 //!
+//! Every tool that opens a file looks at the path first and refuses anything
+//! but a regular file (`not_regular`): `open(2)` of a named pipe blocks
+//! until a writer comes, inside the host, where the call's time limit cannot
+//! interrupt it; a socket or a device is no file to read or replace either.
+//!
 //! Configuration (`[plugin.config]` in `plugins.toml`):
 //! - `max_file_bytes`: the largest file `read_file` reads whole and
 //!   `edit_file` edits (default 10 MiB).
@@ -98,7 +103,7 @@ fn read_file(args: ReadFileArgs) -> Result<Output, Error> {
     let max_bytes = host::config("max_file_bytes")
         .and_then(|v| v.parse::<u64>().ok())
         .unwrap_or(DEFAULT_MAX_FILE_BYTES);
-    let (file, size) = open_regular_file(&path)?;
+    let (file, size) = open_regular_file(&path, "read_file")?;
     if size > max_bytes {
         return Err(Error::new(format!(
             "`{}` is {}, over read_file's limit of {}; use `tail` for its end",
@@ -111,6 +116,14 @@ fn read_file(args: ReadFileArgs) -> Result<Output, Error> {
     file.take(max_bytes + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io(&path, e))?;
+    if bytes.len() as u64 > max_bytes {
+        // It grew past the limit after it was looked at.
+        return Err(Error::new(format!(
+            "`{}` is over read_file's limit of {}; use `tail` for its end",
+            path.display(),
+            human_size(max_bytes)
+        )));
+    }
     let text = decode_text(&path, bytes)?;
 
     let first = args.offset.unwrap_or(1).max(1);
@@ -176,7 +189,7 @@ fn ten() -> u64 {
 fn tail(args: TailArgs) -> Result<Output, Error> {
     let path = toolcell_sdk::fs::resolve(&args.path)?;
     let wanted = saturating_usize(args.lines).min(MAX_TAIL_LINES);
-    let (mut file, size) = open_regular_file(&path)?;
+    let (mut file, size) = open_regular_file(&path, "tail")?;
 
     // Read backwards in chunks until the chunk holds `wanted` complete lines
     // (one more newline than that, or the start of the file).
@@ -368,17 +381,98 @@ fn line_count(bytes: &[u8]) -> usize {
         + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
 }
 
-/// Opens a file for reading and returns its size; a directory is refused.
-fn open_regular_file(path: &Path) -> Result<(File, u64), Error> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+/// Opens a regular file for `tool` to read and returns it with its size.
+///
+/// The path is looked at before it is opened, and anything else refused (see
+/// the module documentation). That stat replaces the one of the open file
+/// that would otherwise give the size, so it costs no extra WASI call; the
+/// size is the file's as it was looked at, and readers bound what they read
+/// by their limit, not by it.
+fn open_regular_file(path: &Path, tool: &str) -> Result<(File, u64), Error> {
+    let meta = fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if meta.is_dir() {
         return Err(Error::new(format!(
             "`{}` is a directory; use `list_directory`",
             path.display()
         )));
     }
+    if !meta.is_file() {
+        return Err(not_regular(
+            path,
+            &format!("{tool} reads regular files only"),
+        ));
+    }
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
     Ok((file, meta.len()))
+}
+
+/// The error for `path`, which is neither a regular file nor a directory, and
+/// which `rule` (such as "read_file reads regular files only") refuses. It
+/// names what the path is where the sandbox tells.
+pub(crate) fn not_regular(path: &Path, rule: &str) -> Error {
+    Error::new(format!(
+        "`{}` is {}, not a regular file; {rule}",
+        path.display(),
+        special_kind(path)
+    ))
+}
+
+/// What wasmtime-wasi reports as `unknown`: a named pipe, a socket, or
+/// anything else its host does not name (it names devices only).
+const UNKNOWN_SPECIAL: &str = "a special file (a named pipe, a socket or a device)";
+
+/// What kind of special file `path` is, from the sandbox's stat. Asked only
+/// once a path is refused, so it costs nothing on the way to a read.
+#[cfg(all(target_os = "wasi", target_env = "p2"))]
+fn special_kind(path: &Path) -> &'static str {
+    use wasip2::filesystem::preopens;
+    use wasip2::filesystem::types::{DescriptorType, PathFlags};
+
+    // The mount holding `path`: the one that leaves the shortest rest.
+    let located = preopens::get_directories()
+        .into_iter()
+        .filter_map(|(dir, mount)| {
+            let rest = path.strip_prefix(&mount).ok()?;
+            Some((dir, rest.components().count(), rest.to_str()?.to_string()))
+        })
+        .min_by_key(|(_, depth, _)| *depth);
+    let Some((dir, _, rest)) = located else {
+        return UNKNOWN_SPECIAL;
+    };
+    let rest = if rest.is_empty() { "." } else { rest.as_str() };
+    match dir
+        .stat_at(PathFlags::SYMLINK_FOLLOW, rest)
+        .map(|stat| stat.type_)
+    {
+        Ok(DescriptorType::CharacterDevice) => "a character device",
+        Ok(DescriptorType::BlockDevice) => "a block device",
+        Ok(DescriptorType::Fifo) => "a named pipe (FIFO)",
+        Ok(DescriptorType::Socket) => "a socket",
+        _ => UNKNOWN_SPECIAL,
+    }
+}
+
+/// What kind of special file `path` is (native builds: the unit tests).
+#[cfg(not(all(target_os = "wasi", target_env = "p2")))]
+fn special_kind(path: &Path) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if let Ok(meta) = fs::metadata(path) {
+            let kind = meta.file_type();
+            if kind.is_fifo() {
+                return "a named pipe (FIFO)";
+            } else if kind.is_socket() {
+                return "a socket";
+            } else if kind.is_char_device() {
+                return "a character device";
+            } else if kind.is_block_device() {
+                return "a block device";
+            }
+        }
+    }
+    let _ = path;
+    UNKNOWN_SPECIAL
 }
 
 /// Decodes file contents as UTF-8 text, refusing binary data.
@@ -435,7 +529,49 @@ fn saturating_usize(value: u64) -> usize {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_named_in_the_refusal() {
+        let dir = std::env::temp_dir().join(format!("toolcell-fs-special-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let pipe = dir.join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo failed");
+        let socket = dir.join("socket");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+
+        let error = open_regular_file(&pipe, "read_file").unwrap_err();
+        assert_eq!(
+            error.message(),
+            format!(
+                "`{}` is a named pipe (FIFO), not a regular file; read_file reads regular \
+                 files only",
+                pipe.display()
+            )
+        );
+        let error = open_regular_file(&socket, "tail").unwrap_err();
+        assert!(
+            error
+                .message()
+                .ends_with("is a socket, not a regular file; tail reads regular files only"),
+            "{}",
+            error.message()
+        );
+        let null = Path::new("/dev/null");
+        if null.exists() {
+            let error = open_regular_file(null, "read_file").unwrap_err();
+            assert!(
+                error.message().contains("a character device"),
+                "{}",
+                error.message()
+            );
+        }
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn line_count_matches_str_lines() {

@@ -16,6 +16,11 @@
 //! and the link stays; the sandbox refuses a link that leads out of the
 //! mounts. `rename` moves a symlink itself, as `mv` does.
 //!
+//! A path that exists but is a named pipe, a socket or a device is refused
+//! before anything opens it, as the read tools refuse it: at the target of
+//! `write_file`, `edit_file` and `append_file`, and at either end of
+//! `copy_file`. `rename` opens nothing and moves one like any other entry.
+//!
 //! The pure parts (replacing text, building appended text, shortening
 //! diffs) are plain functions with unit tests at the end.
 
@@ -30,7 +35,7 @@ use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Category, Error, Output, Tool, host};
 
-use crate::{BINARY_PROBE_BYTES, DEFAULT_MAX_FILE_BYTES, human_size};
+use crate::{BINARY_PROBE_BYTES, DEFAULT_MAX_FILE_BYTES, human_size, not_regular};
 
 /// The longest diff `edit_file` returns (it is sent twice: as text and in
 /// the structured content), so that a large edit does not push the result
@@ -154,6 +159,9 @@ fn write_file(args: WriteFileArgs) -> Result<Output, Error> {
                 path.display()
             )));
         }
+        Ok(meta) if !meta.is_file() => {
+            return Err(not_regular(&path, "write_file replaces regular files only"));
+        }
         Ok(_) if !args.overwrite => return Err(exists_error(&path, WRITE_FILE_EXISTS_HINT)),
         Ok(_) => false,
         Err(e) if e.kind() == ErrorKind::NotFound => true,
@@ -232,13 +240,16 @@ fn edit_file(args: EditFileArgs) -> Result<Output, Error> {
         .and_then(|v| v.parse::<usize>().ok())
         .unwrap_or(DEFAULT_MAX_DIFF_BYTES);
 
-    let file = File::open(&target).map_err(|e| Error::io(&path, e))?;
-    let meta = file.metadata().map_err(|e| Error::io(&path, e))?;
+    // Looked at before it is opened: opening a named pipe would block.
+    let meta = fs::metadata(&target).map_err(|e| Error::io(&path, e))?;
     if meta.is_dir() {
         return Err(Error::new(format!(
             "`{}` is a directory; edit_file edits files",
             path.display()
         )));
+    }
+    if !meta.is_file() {
+        return Err(not_regular(&path, "edit_file edits regular files only"));
     }
     if meta.len() > max_bytes {
         return Err(Error::new(format!(
@@ -248,10 +259,19 @@ fn edit_file(args: EditFileArgs) -> Result<Output, Error> {
             human_size(max_bytes)
         )));
     }
+    let file = File::open(&target).map_err(|e| Error::io(&path, e))?;
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     file.take(max_bytes + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io(&path, e))?;
+    if bytes.len() as u64 > max_bytes {
+        // It grew past the limit after it was looked at.
+        return Err(Error::new(format!(
+            "`{}` is over edit_file's limit of {}; use write_file to replace it whole",
+            path.display(),
+            human_size(max_bytes)
+        )));
+    }
     let old_text = editable_text(&path, bytes)?;
 
     let (new_text, replacements) = replace(
@@ -319,6 +339,12 @@ fn append_file(args: AppendFileArgs) -> Result<Output, Error> {
                 "`{}` is a directory; append_file appends to files",
                 path.display()
             )));
+        }
+        Ok(meta) if !meta.is_file() => {
+            return Err(not_regular(
+                &path,
+                "append_file appends to regular files only",
+            ));
         }
         Ok(meta) if meta.len() > 0 && args.newline => Some(last_byte(&path)?),
         Ok(_) => None,
@@ -562,8 +588,9 @@ struct CopyFileArgs {
 fn copy_file(args: CopyFileArgs) -> Result<Output, Error> {
     let source = toolcell_sdk::fs::resolve(&args.source)?;
     let destination = toolcell_sdk::fs::resolve(&args.destination)?;
-    let mut input = File::open(&source).map_err(|e| Error::io(&source, e))?;
-    let meta = input.metadata().map_err(|e| Error::io(&source, e))?;
+    // Both ends are looked at before either is opened: opening a named pipe
+    // would block.
+    let meta = fs::metadata(&source).map_err(|e| Error::io(&source, e))?;
     if meta.is_dir() {
         return Err(Error::new(format!(
             "`{}` is a directory; copy_file copies one regular file",
@@ -571,18 +598,22 @@ fn copy_file(args: CopyFileArgs) -> Result<Output, Error> {
         )));
     }
     if !meta.is_file() {
-        return Err(Error::new(format!(
-            "`{}` is not a regular file; copy_file copies one regular file",
-            source.display()
-        )));
+        return Err(not_regular(&source, "copy_file copies regular files only"));
     }
     let target = follow_symlinks(&destination)?;
     match fs::metadata(&target) {
         Ok(meta) if meta.is_dir() => return Err(directory_destination(&destination)),
+        Ok(meta) if !meta.is_file() => {
+            return Err(not_regular(
+                &destination,
+                "copy_file replaces regular files only",
+            ));
+        }
         Ok(_) if !args.overwrite => return Err(exists_error(&destination, OVERWRITE_HINT)),
         _ => {}
     }
 
+    let mut input = File::open(&source).map_err(|e| Error::io(&source, e))?;
     let mut temp = TempFile::beside(&target)?;
     let mut buffer = vec![0u8; COPY_CHUNK_BYTES];
     let mut copied: u64 = 0;

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::glob::{self, GlobError, GlobOptions, KindFilter};
 use crate::output::Budget;
+use crate::progress::Progress;
 use crate::vfs::{Fs, Kind};
 
 /// The most files one call considers.
@@ -39,8 +40,11 @@ pub enum ConcatError {
     Nothing,
     /// An explicit path cannot be read.
     Path(PathBuf, io::Error),
-    /// An explicit path is not a regular file.
+    /// An explicit path is a directory.
     NotAFile(PathBuf),
+    /// An explicit path is a named pipe, a socket or a device, which is
+    /// never opened: that could block, or never end.
+    Special(PathBuf),
     /// The glob failed.
     Glob(GlobError),
 }
@@ -52,6 +56,17 @@ struct Item {
 
 /// Lists or concatenates the files; returns the text of the result.
 pub fn concat<F: Fs>(fs: &F, root: &Path, options: &ConcatOptions) -> Result<String, ConcatError> {
+    concat_with_progress(fs, root, options, &mut Progress::none())
+}
+
+/// [`concat()`], counting in `progress` each entry the glob walks, then each
+/// file read.
+pub fn concat_with_progress<F: Fs>(
+    fs: &F,
+    root: &Path,
+    options: &ConcatOptions,
+    progress: &mut Progress<'_>,
+) -> Result<String, ConcatError> {
     if options.paths.is_empty() && options.glob.is_none() {
         return Err(ConcatError::Nothing);
     }
@@ -62,8 +77,10 @@ pub fn concat<F: Fs>(fs: &F, root: &Path, options: &ConcatOptions) -> Result<Str
         let meta = fs
             .stat(path)
             .map_err(|e| ConcatError::Path(path.clone(), e))?;
-        if meta.kind != Kind::File {
-            return Err(ConcatError::NotAFile(path.clone()));
+        match meta.kind {
+            Kind::File => {}
+            Kind::Dir => return Err(ConcatError::NotAFile(path.clone())),
+            Kind::Symlink | Kind::Other => return Err(ConcatError::Special(path.clone())),
         }
         let text = path.to_string_lossy().into_owned();
         if seen.insert(text.clone()) {
@@ -74,7 +91,9 @@ pub fn concat<F: Fs>(fs: &F, root: &Path, options: &ConcatOptions) -> Result<Str
         }
     }
     if let Some(pattern) = &options.glob {
-        let found = glob::glob(
+        // Regular files only: the listing says what each entry is, so a
+        // named pipe or a device is never opened.
+        let found = glob::glob_with_progress(
             fs,
             root,
             &GlobOptions {
@@ -84,6 +103,7 @@ pub fn concat<F: Fs>(fs: &F, root: &Path, options: &ConcatOptions) -> Result<Str
                 kind: KindFilter::File,
                 max_output_bytes: usize::MAX,
             },
+            progress,
         )
         .map_err(ConcatError::Glob)?;
         listing_truncated = found.truncated;
@@ -107,7 +127,7 @@ pub fn concat<F: Fs>(fs: &F, root: &Path, options: &ConcatOptions) -> Result<Str
     let mut out = if options.dry_run {
         dry_run(&items, max_bytes, options.max_output_bytes)
     } else {
-        contents(fs, &items, max_bytes, options.max_output_bytes)
+        contents(fs, &items, max_bytes, options.max_output_bytes, progress)
     };
     if listing_truncated {
         out.push_str(&format!(
@@ -160,11 +180,18 @@ fn dry_run(items: &[Item], max_bytes: usize, max_output_bytes: usize) -> String 
     out
 }
 
-fn contents<F: Fs>(fs: &F, items: &[Item], max_bytes: usize, max_output_bytes: usize) -> String {
+fn contents<F: Fs>(
+    fs: &F,
+    items: &[Item],
+    max_bytes: usize,
+    max_output_bytes: usize,
+    progress: &mut Progress<'_>,
+) -> String {
     let mut budget = Budget::new(max_output_bytes);
     let mut out = String::new();
     let mut included_bytes = 0usize;
     for (index, item) in items.iter().enumerate() {
+        progress.tick(|_| format!("reading file {} of {}", index + 1, items.len()));
         let header = format!("==> {} <==\n", item.path);
         let left = max_bytes.saturating_sub(included_bytes);
         let mut bytes = Vec::new();
@@ -330,6 +357,39 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("b.txt") && text.contains("c.txt"), "{text}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_never_opened() {
+        use crate::test_support::{bounded, mkfifo};
+        let (dir, root) = tree(&[("a.txt", b"alpha\n")]);
+        mkfifo(&root.join("pipe.txt"));
+        let _socket = std::os::unix::net::UnixListener::bind(root.join("socket.txt"));
+        let listed = {
+            let root = root.clone();
+            bounded(move || {
+                let opts = ConcatOptions {
+                    glob: Some("*".into()),
+                    ..options()
+                };
+                concat(&StdFs, &root, &opts).unwrap()
+            })
+        };
+        assert_eq!(listed, format!("==> {}/a.txt <==\nalpha\n", root.display()));
+        let pipe = root.join("pipe.txt");
+        let refused = bounded(move || {
+            let opts = ConcatOptions {
+                paths: vec![pipe],
+                ..options()
+            };
+            concat(&StdFs, &root, &opts)
+        });
+        assert!(
+            matches!(refused, Err(ConcatError::Special(_))),
+            "{refused:?}"
+        );
+        drop(dir);
     }
 
     #[test]

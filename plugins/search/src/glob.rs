@@ -18,6 +18,7 @@ use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::{Deserialize, Serialize};
 
 use crate::output::{Budget, json_len};
+use crate::progress::Progress;
 use crate::vfs::{self, Fs, Kind};
 use crate::walk::{self, Flow, WalkOptions};
 
@@ -151,6 +152,17 @@ fn split(root: &Path, pattern: &str) -> Split {
 
 /// Finds the paths under `root` (absolute, normal) that match.
 pub fn glob<F: Fs>(fs: &F, root: &Path, options: &GlobOptions) -> Result<GlobReport, GlobError> {
+    glob_with_progress(fs, root, options, &mut Progress::none())
+}
+
+/// [`glob`], counting each entry the walk reaches in `progress`. Entries are
+/// only listed, never opened, so a named pipe is listed like any file.
+pub fn glob_with_progress<F: Fs>(
+    fs: &F,
+    root: &Path,
+    options: &GlobOptions,
+    progress: &mut Progress<'_>,
+) -> Result<GlobReport, GlobError> {
     let split = split(root, &options.pattern);
     let matcher = GlobBuilder::new(&split.full)
         .literal_separator(true)
@@ -190,6 +202,8 @@ pub fn glob<F: Fs>(fs: &F, root: &Path, options: &GlobOptions) -> Result<GlobRep
         ..WalkOptions::default()
     };
     let summary = walk::walk(fs, &split.base, &walk_options, &mut |visit| {
+        let matched = report.paths.len();
+        progress.tick(|entries| format!("scanned {entries} entries, matches so far: {matched}"));
         if visit.kind == Kind::Dir && visit.name == ".git" {
             return Flow::Skip;
         }
@@ -324,6 +338,19 @@ mod tests {
             glob(&StdFs, &root, &options("a/none.rs")),
             Err(GlobError::Base(..))
         ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_listed_as_any_but_not_as_files() {
+        let (_dir, root) = tree(&["a.txt"]);
+        crate::test_support::mkfifo(&root.join("pipe.txt"));
+        assert_eq!(found(&root, &options("*.txt")), ["a.txt"]);
+        let any = GlobOptions {
+            kind: KindFilter::Any,
+            ..options("*.txt")
+        };
+        assert_eq!(found(&root, &any), ["a.txt", "pipe.txt"]);
     }
 
     #[test]

@@ -24,6 +24,7 @@ use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::Serialize;
 
 use crate::output::{self, Budget, json_len};
+use crate::progress::Progress;
 use crate::vfs::{Fs, Kind};
 use crate::walk::{self, Flow, WalkOptions};
 
@@ -90,6 +91,9 @@ pub enum GrepError {
     Glob(String),
     /// The root cannot be opened.
     Root(io::Error),
+    /// The root is a named pipe, a socket or a device: opening it could block
+    /// and reading it might never end.
+    Special,
 }
 
 /// The result of a search: the tool's structured content.
@@ -145,6 +149,16 @@ fn is_false(value: &bool) -> bool {
 
 /// Searches `root` (a directory or a file; absolute and normal).
 pub fn grep<F: Fs>(fs: &F, root: &Path, options: &GrepOptions) -> Result<GrepReport, GrepError> {
+    grep_with_progress(fs, root, options, &mut Progress::none())
+}
+
+/// [`grep`], counting each file searched in `progress`.
+pub fn grep_with_progress<F: Fs>(
+    fs: &F,
+    root: &Path,
+    options: &GrepOptions,
+    progress: &mut Progress<'_>,
+) -> Result<GrepReport, GrepError> {
     let matcher = build_matcher(options)?;
     let overrides = if options.globs.is_empty() {
         None
@@ -172,13 +186,8 @@ pub fn grep<F: Fs>(fs: &F, root: &Path, options: &GrepOptions) -> Result<GrepRep
             search.file(file, &root_text);
             return Ok(search.finish(None));
         }
-        // A FIFO or a device could block or never end.
-        Kind::Symlink | Kind::Other => {
-            return Err(GrepError::Root(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file or a directory",
-            )));
-        }
+        // A named pipe or a device could block or never end.
+        Kind::Symlink | Kind::Other => return Err(GrepError::Special),
     }
 
     let walk_options = WalkOptions {
@@ -193,10 +202,14 @@ pub fn grep<F: Fs>(fs: &F, root: &Path, options: &GrepOptions) -> Result<GrepRep
         if visit.kind != Kind::File {
             return Flow::Continue;
         }
+        // Only regular files get here: the listing says what each entry is,
+        // so a named pipe or a device is never opened.
         match fs.open(visit.dir, visit.name) {
             Ok(file) => search.file(file, visit.path),
             Err(error) => search.summary_error(visit.path, &error),
         }
+        let matches = search.found.report.matches;
+        progress.tick(|files| format!("searched {files} files, matching lines so far: {matches}"));
         if search.stopped() {
             Flow::Stop
         } else {
@@ -787,6 +800,64 @@ mod tests {
         )
         .unwrap();
         assert_eq!(report.matches, 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_never_opened() {
+        use crate::test_support::{bounded, mkfifo};
+        let tree = Tree::new(&[
+            ("a.txt", b"needle\n"),
+            ("inner/.git/HEAD", b""),
+            ("inner/b.txt", b"needle\n"),
+        ]);
+        for pipe in ["pipe.txt", ".gitignore", "inner/.git/info/exclude"] {
+            let path = tree.root.join(pipe);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            mkfifo(&path);
+        }
+        let _socket = std::os::unix::net::UnixListener::bind(tree.root.join("socket.txt"));
+        let root = tree.root.clone();
+        let report = bounded(move || grep(&StdFs, &root, &GrepOptions::new("needle")).unwrap());
+        assert_eq!(report.matches, 2, "{report:?}");
+        assert_eq!(report.files_searched, 2, "{report:?}");
+        assert_eq!(report.note, None);
+
+        let pipe = tree.root.join("pipe.txt");
+        let refused = bounded(move || grep(&StdFs, &pipe, &GrepOptions::new("needle")));
+        assert!(matches!(refused, Err(GrepError::Special)), "{refused:?}");
+    }
+
+    #[test]
+    fn progress_counts_files_searched() {
+        let files: Vec<(String, &[u8])> = (0..1234)
+            .map(|i| (format!("d{}/f{i}.txt", i % 7), &b"x\nneedle\n"[..]))
+            .collect();
+        let borrowed: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (p.as_str(), *b)).collect();
+        let tree = Tree::new(&borrowed);
+        let mut reports = Vec::new();
+        let mut sink = |done: u64, message: &str| reports.push((done, message.to_string()));
+        let options = GrepOptions {
+            max_results: 100_000,
+            ..GrepOptions::new("needle")
+        };
+        let report =
+            grep_with_progress(&StdFs, &tree.root, &options, &mut Progress::new(&mut sink))
+                .unwrap();
+        assert_eq!(report.matches, 1234);
+        assert_eq!(
+            reports,
+            [
+                (
+                    500,
+                    "searched 500 files, matching lines so far: 500".to_string()
+                ),
+                (
+                    1000,
+                    "searched 1000 files, matching lines so far: 1000".to_string()
+                ),
+            ]
+        );
     }
 
     #[test]

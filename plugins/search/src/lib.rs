@@ -14,6 +14,7 @@
 //! - [`glob`]: paths by pattern with `globset`;
 //! - [`concat`](mod@concat): several files in one result;
 //! - [`output`]: the byte budget that keeps results under the host's cap;
+//! - [`progress`]: the counter behind the progress reports of long searches;
 //! - [`vfs`]: `std::fs` natively, raw WASI 0.2 calls in the sandbox.
 //!
 //! Configuration (`[plugin.config]` in `plugins.toml`):
@@ -26,6 +27,7 @@ pub mod concat;
 pub mod glob;
 pub mod grep;
 pub mod output;
+pub mod progress;
 pub mod vfs;
 pub mod walk;
 
@@ -33,3 +35,31 @@ pub mod walk;
 // component model's export names, and natively this crate is a library.
 #[cfg(all(target_os = "wasi", target_env = "p2"))]
 mod tools;
+
+#[cfg(all(test, unix))]
+mod test_support {
+    //! For the unit tests that put special files in a tree.
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::path::Path;
+    use std::time::Duration;
+
+    /// Makes a named pipe at `path` with `mkfifo`.
+    pub(crate) fn mkfifo(path: &Path) {
+        let status = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(status.success(), "mkfifo {} failed", path.display());
+    }
+
+    /// Runs `work` on a thread of its own and returns what it returns, failing
+    /// after ten seconds: opening a named pipe blocks, so a regression hangs.
+    pub(crate) fn bounded<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        std::thread::spawn(move || sender.send(work()));
+        receiver
+            .recv_timeout(Duration::from_secs(10))
+            .expect("still running after 10 s: did it open a named pipe?")
+    }
+}

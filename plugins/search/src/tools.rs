@@ -10,6 +10,7 @@ use crate::concat::{self, ConcatError, ConcatOptions};
 use crate::glob::{self, GlobError, GlobOptions, GlobReport, KindFilter};
 use crate::grep::{self, GrepError, GrepOptions, GrepReport};
 use crate::output;
+use crate::progress::Progress;
 use crate::vfs::{self, WasiFs};
 
 fn tools() -> Vec<Tool> {
@@ -101,7 +102,14 @@ fn glob_tool(args: GlobArgs) -> Result<Output, Error> {
         kind: args.kind,
         max_output_bytes: max_output_bytes(),
     };
-    let report = glob::glob(&WasiFs::new(), &root, &options).map_err(glob_error)?;
+    let mut sink = report_progress;
+    let report = glob::glob_with_progress(
+        &WasiFs::new(),
+        &root,
+        &options,
+        &mut Progress::new(&mut sink),
+    )
+    .map_err(glob_error)?;
     let text = report.text();
     Output::structured(&report, text)
 }
@@ -162,13 +170,20 @@ fn grep_tool(args: GrepArgs) -> Result<Output, Error> {
         parents_from: mount_of(&root),
         ..GrepOptions::new(args.pattern.clone())
     };
-    let report = grep::grep(&WasiFs::new(), &root, &options).map_err(|error| match error {
-        GrepError::Pattern(message) => {
-            Error::new(format!("invalid regex `{}`: {message}", args.pattern))
-        }
-        GrepError::Glob(message) => Error::new(format!("invalid glob: {message}")),
-        GrepError::Root(error) => Error::io(&root, error),
-    })?;
+    let mut sink = report_progress;
+    let mut progress = Progress::new(&mut sink);
+    let report = grep::grep_with_progress(&WasiFs::new(), &root, &options, &mut progress).map_err(
+        |error| match error {
+            GrepError::Pattern(message) => {
+                Error::new(format!("invalid regex `{}`: {message}", args.pattern))
+            }
+            GrepError::Glob(message) => Error::new(format!("invalid glob: {message}")),
+            GrepError::Root(error) => Error::io(&root, error),
+            GrepError::Special => {
+                special_file(&root, "grep searches regular files and directories")
+            }
+        },
+    )?;
     let text = report.text();
     Output::structured(&report, text)
 }
@@ -211,16 +226,38 @@ fn concat_tool(args: ConcatArgs) -> Result<Output, Error> {
         dry_run: args.dry_run,
         max_output_bytes: max_output_bytes(),
     };
-    let text = concat::concat(&WasiFs::new(), &root, &options).map_err(|error| match error {
-        ConcatError::Nothing => Error::new("give `paths`, `glob`, or both"),
-        ConcatError::Path(path, error) => Error::io(&path, error),
-        ConcatError::NotAFile(path) => Error::new(format!(
-            "`{}` is not a regular file; use `glob` to select files in a directory",
-            path.display()
-        )),
-        ConcatError::Glob(error) => glob_error(error),
-    })?;
+    let mut sink = report_progress;
+    let mut progress = Progress::new(&mut sink);
+    let text = concat::concat_with_progress(&WasiFs::new(), &root, &options, &mut progress)
+        .map_err(|error| match error {
+            ConcatError::Nothing => Error::new("give `paths`, `glob`, or both"),
+            ConcatError::Path(path, error) => Error::io(&path, error),
+            ConcatError::NotAFile(path) => Error::new(format!(
+                "`{}` is a directory, not a regular file; use `glob` to select files in a \
+                 directory",
+                path.display()
+            )),
+            ConcatError::Special(path) => {
+                special_file(&path, "concat_files reads regular files only")
+            }
+            ConcatError::Glob(error) => glob_error(error),
+        })?;
     Ok(Output::text(text))
+}
+
+/// Passes a progress report to the host, which sends it to the client if the
+/// call asked for progress.
+fn report_progress(done: u64, message: &str) {
+    host::progress(done as f64, None, Some(message));
+}
+
+/// The error for `path`, a named pipe, a socket or a device, which `rule`
+/// refuses. (The sandbox does not tell a named pipe from a socket.)
+fn special_file(path: &Path, rule: &str) -> Error {
+    Error::new(format!(
+        "`{}` is a special file (a named pipe, a socket or a device), not a regular file; {rule}",
+        path.display()
+    ))
 }
 
 /// The directory or file a tool works under: `path` resolved against the

@@ -19,7 +19,9 @@
 //! 4. `excludes` (the glob tool's `exclude`), gitignore-style patterns
 //!    relative to the root.
 //!
-//! Symlinks are reported as [`Kind::Symlink`] and never followed.
+//! Symlinks are reported as [`Kind::Symlink`] and never followed. Only
+//! regular files are ever opened (ignore files among them): a named pipe
+//! would block the open, and a device might never end.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -332,6 +334,12 @@ impl<F: Fs> Walker<'_, F> {
 
     /// `.git/info/exclude` in `dir`, if there is one.
     fn read_git_exclude(&mut self, dir: &F::Dir, dir_path: &str) -> Option<Gitignore> {
+        let path = format!("{dir_path}/.git/info/exclude");
+        // No listing says what it is, so look before opening: a named pipe
+        // there would block the open.
+        if self.fs.stat(Path::new(&path)).ok()?.kind != Kind::File {
+            return None;
+        }
         let git = self.fs.sub_dir(dir, ".git").ok()?;
         let info = self.fs.sub_dir(&git, "info").ok()?;
         let mut file = self.fs.open(&info, "exclude").ok()?;
@@ -339,7 +347,7 @@ impl<F: Fs> Walker<'_, F> {
         self.fs
             .read_up_to(&mut file, &mut text, MAX_IGNORE_FILE_BYTES)
             .ok()?;
-        build_matcher(dir_path, &format!("{dir_path}/.git/info/exclude"), &text)
+        build_matcher(dir_path, &path, &text)
     }
 }
 
