@@ -213,13 +213,21 @@ impl ToolSpec {
     }
 
     /// Checks `arguments` against the input schema; the error names each
-    /// offending field.
-    pub fn validate(&self, arguments: &Value) -> Result<(), String> {
+    /// offending field. Many clients send `null` for an optional argument
+    /// they mean to leave out: where the schema has no use for that null,
+    /// the argument is dropped rather than refused.
+    pub fn validate(&self, arguments: &mut Value) -> Result<(), String> {
         let validator = self.check_schema().map_err(|error| {
             tracing::error!("{error}");
             format!("{error}; the plugin needs fixing before this tool can be called")
         })?;
         if validator.is_valid(arguments) {
+            return Ok(());
+        }
+        if let Some(stripped) = self.without_optional_nulls(arguments)
+            && validator.is_valid(&stripped)
+        {
+            *arguments = stripped;
             return Ok(());
         }
         let problems: Vec<String> = validator
@@ -242,6 +250,28 @@ impl ToolSpec {
             self.name,
             problems.join("; ")
         ))
+    }
+
+    /// `arguments` without the top-level `null`s of properties the schema
+    /// does not require, if there are any.
+    fn without_optional_nulls(&self, arguments: &Value) -> Option<Value> {
+        let object = arguments.as_object()?;
+        let required = self
+            .mcp
+            .input_schema
+            .get("required")
+            .and_then(Value::as_array);
+        let optional_null = |(name, value): &(&String, &Value)| {
+            value.is_null() && !required.is_some_and(|required| required.iter().any(|r| r == *name))
+        };
+        if !object.iter().any(|entry| optional_null(&entry)) {
+            return None;
+        }
+        let kept = object
+            .iter()
+            .filter(|entry| !optional_null(entry))
+            .map(|(name, value)| (name.clone(), value.clone()));
+        Some(Value::Object(kept.collect()))
     }
 }
 

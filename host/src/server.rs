@@ -191,8 +191,8 @@ impl Server {
         if self.stopping.is_cancelled() {
             return Ok(error_result("the server is shutting down".to_string()));
         }
-        let arguments = Value::Object(arguments.unwrap_or_default());
-        if let Err(message) = route.spec.validate(&arguments) {
+        let mut arguments = Value::Object(arguments.unwrap_or_default());
+        if let Err(message) = route.spec.validate(&mut arguments) {
             tracing::debug!(tool = name, "refused a call: {message}");
             return Ok(error_result(message));
         }
