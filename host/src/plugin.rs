@@ -313,6 +313,7 @@ impl Imports {
     pub fn new(engine: &Engine) -> Result<Imports> {
         let mut linker = Linker::<CallState>::new(engine.wasmtime());
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+        sandbox::refuse_special_files(&mut linker)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
         bindings::toolcell::plugin::host::add_to_linker::<_, wasmtime::component::HasSelf<_>>(
             &mut linker,

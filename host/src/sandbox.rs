@@ -8,6 +8,9 @@
 //! (wasmtime-wasi denies sockets and name lookups by default, stdin is
 //! closed). Guest stdout and stderr go to [`LogStream`], which turns them into
 //! log lines and never touches the process's stdout, which belongs to MCP.
+//! [`refuse_special_files`] replaces WASI's `open-at` with one that will not
+//! open a FIFO, socket or device, where `open(2)` or a read could block
+//! forever.
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -15,9 +18,15 @@ use std::task::{Context, Poll};
 
 use anyhow::{Context as _, Result};
 use bytes::Bytes;
+use wasmtime::StoreContextMut;
+use wasmtime::component::{Linker, Resource};
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::filesystem::{Descriptor, WasiFilesystemView};
+use wasmtime_wasi::p2::bindings::filesystem::types::{
+    DescriptorFlags, DescriptorType, ErrorCode, HostDescriptor, OpenFlags, PathFlags,
+};
 use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
-use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder};
+use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiView};
 
 use crate::config::Mount;
 
@@ -154,6 +163,66 @@ pub fn wasi_ctx(
     builder.stdout(LogStream::new(plugin.clone(), "stdout", output.clone()));
     builder.stderr(LogStream::new(plugin.clone(), "stderr", output));
     Ok(builder.build())
+}
+
+/// The WASI interface whose `open-at` [`refuse_special_files`] replaces, as
+/// wasmtime-wasi names it (guests importing any 0.2.x resolve to it).
+const FILESYSTEM_TYPES: &str = "wasi:filesystem/types@0.2.12";
+
+/// Replaces `descriptor.open-at` in `linker` (which already has WASI) with
+/// one that looks at what the path is first and refuses a FIFO, a socket or a
+/// device with `unsupported`: opening a FIFO blocks until a writer comes, and
+/// reading one, a socket or a terminal may never end. The call would still
+/// end by its deadline, but a blocking-pool thread would stay stuck in the
+/// kernel; a hostile plugin could pile them up call after call. (A path
+/// swapped for a FIFO between the look and the open still blocks; WASI has no
+/// non-blocking open. No guest can make a FIFO.)
+pub fn refuse_special_files<T: WasiView + 'static>(linker: &mut Linker<T>) -> Result<()> {
+    type Args = (
+        Resource<Descriptor>,
+        PathFlags,
+        String,
+        OpenFlags,
+        DescriptorFlags,
+    );
+    linker.allow_shadowing(true);
+    linker.instance(FILESYSTEM_TYPES)?.func_wrap_async(
+        "[method]descriptor.open-at",
+        |mut store: StoreContextMut<'_, T>, (dir, path_flags, path, open_flags, flags): Args| {
+            Box::new(async move {
+                let mut view = store.data_mut().filesystem();
+                let looked = HostDescriptor::stat_at(
+                    &mut view,
+                    Resource::new_borrow(dir.rep()),
+                    path_flags,
+                    path.clone(),
+                )
+                .await;
+                // A path that does not exist yet (to be created), or that
+                // cannot be looked at, is for the real open to judge.
+                if let Ok(stat) = looked
+                    && !matches!(
+                        stat.type_,
+                        DescriptorType::RegularFile
+                            | DescriptorType::Directory
+                            | DescriptorType::SymbolicLink
+                    )
+                {
+                    tracing::debug!(path, "refused to open a special file");
+                    return Ok((Err(ErrorCode::Unsupported),));
+                }
+                let opened =
+                    HostDescriptor::open_at(&mut view, dir, path_flags, path, open_flags, flags)
+                        .await;
+                match opened {
+                    Ok(descriptor) => Ok((Ok(descriptor),)),
+                    Err(error) => Ok((Err(error.downcast()?),)),
+                }
+            })
+        },
+    )?;
+    linker.allow_shadowing(false);
+    Ok(())
 }
 
 /// How many bytes of stdout and stderr together one call may still log.

@@ -502,6 +502,10 @@ impl Error {
                  including through `..` or a symlink, and writes to read-only mounts)"
                     .to_string()
             }
+            std::io::ErrorKind::Unsupported => {
+                "not supported (the sandbox does not open named pipes, sockets or devices)"
+                    .to_string()
+            }
             _ => error.to_string(),
         };
         Error::new(format!("cannot access `{}`: {reason}", path.display()))
