@@ -42,9 +42,14 @@ pub const INVALID_PARAMS: i32 = -32602;
 /// The JSON-RPC error code for a line that is not JSON.
 pub const PARSE_ERROR: i32 = -32700;
 
-/// The `toolcell` binary under test.
+/// The `toolcell` binary under test: this build's, or the one `TOOLCELL_TEST_BIN` names (to
+/// run the suite against another build, an older one say).
 pub fn bin() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_toolcell"))
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        std::env::var_os("TOOLCELL_TEST_BIN")
+            .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_toolcell")), PathBuf::from)
+    })
 }
 
 /// The workspace root.
