@@ -203,7 +203,8 @@ impl Server {
                 return Ok(error_result(self.no_folder(name)));
             }
         }
-        let timeout = Duration::from_millis(route.spec.limits.timeout_ms);
+        let route_timeout_ms = route.spec.limits.timeout_ms;
+        let timeout = Duration::from_millis(route_timeout_ms);
         let deadline = *cx.deadline.get_or_insert(accepted + timeout);
         cx.cancel.push(self.stopping.clone());
         let permit = tokio::select! {
@@ -221,15 +222,36 @@ impl Server {
         };
         let text = arguments.to_string();
         self.in_flight.fetch_add(1, Ordering::AcqRel);
-        let in_flight = InFlight(self.in_flight.clone());
-        // A task of its own, so that a panic in the host is reported as a
-        // failed call, not a request left without an answer. It holds the
-        // slot; if this request is dropped, the task is aborted with it.
-        let mut task = AbortOnDrop(tokio::spawn(async move {
-            let _slot = (permit, in_flight);
-            route.plugin.call(&route.spec, text, &cx).await
-        }));
-        Ok(match (&mut task.0).await {
+        let _in_flight = InFlight(self.in_flight.clone());
+        let _slot = permit;
+        // The guest runs on a blocking-pool thread of its own, where its file
+        // operations are done in place: fast, and harmless to the runtime's
+        // workers if one blocks in the kernel (a hung disk; FIFOs are never
+        // opened). The thread ends the call by its deadline or cancellation
+        // (see `Plugin::call`); should it be stuck in a system call, this side
+        // answers anyway a moment later, gives the slot back, and tells the
+        // thread to stop when the kernel lets it go.
+        let stop = CancellationToken::new();
+        let _stop = stop.clone().drop_guard();
+        cx.cancel.push(stop);
+        let watched = cx.clone();
+        let runtime = tokio::runtime::Handle::current();
+        let mut task = tokio::task::spawn_blocking(move || {
+            runtime.block_on(route.plugin.call(&route.spec, text, &cx))
+        });
+        let joined = tokio::select! {
+            biased;
+            joined = &mut task => joined,
+            () = watched.cancelled() => Ok(Err(CallError::Cancelled { tool: name.to_string() })),
+            () = tokio::time::sleep_until(deadline + STRAGGLE) => {
+                tracing::warn!(tool = name, "a call is stuck in a system call past its deadline");
+                Ok(Err(CallError::Timeout {
+                    tool: name.to_string(),
+                    ms: route_timeout_ms,
+                }))
+            }
+        };
+        Ok(match joined {
             Ok(Ok(result)) => result,
             Ok(Err(error)) => {
                 tracing::debug!(tool = name, "call failed: {error}");
@@ -362,14 +384,9 @@ impl Drop for InFlight {
     }
 }
 
-/// A task that is aborted when its handle is dropped.
-struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
-
-impl<T> Drop for AbortOnDrop<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
+/// How long after its deadline a call's thread may take to report that it
+/// stopped before the server answers without it.
+const STRAGGLE: Duration = Duration::from_millis(250);
 
 fn error_result(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
