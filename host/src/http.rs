@@ -8,7 +8,9 @@
 //! origin gets 403) and bearer-token authentication (a missing or wrong
 //! token gets 401 with `WWW-Authenticate`). Listening on a non-loopback
 //! address without a token is refused. SIGTERM or SIGINT lets running calls
-//! finish for the grace period, interrupts the rest, and returns.
+//! finish for the grace period, interrupts the rest, and returns. `DELETE`
+//! answers 200 for a live session and 404 for one that has ended or never
+//! existed (rmcp's own handler answers 202 to both).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -16,10 +18,11 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
@@ -90,14 +93,15 @@ pub async fn serve_http_until(
         .enforce_origin_validation();
     config.cancellation_token = sessions_stop.clone();
     let template = server.clone();
-    let service = StreamableHttpService::new(
-        move || Ok(template.session()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    let sessions = Arc::new(LocalSessionManager::default());
+    let service =
+        StreamableHttpService::new(move || Ok(template.session()), sessions.clone(), config);
     let auth = Arc::new(options.token.clone());
+    // The last layer runs first: no session is looked up before the token
+    // is checked.
     let app = axum::Router::new()
         .nest_service("/mcp", service)
+        .layer(middleware::from_fn_with_state(sessions, delete_status))
         .layer(middleware::from_fn_with_state(auth, authenticate));
 
     tracing::info!(
@@ -144,6 +148,38 @@ async fn authenticate(
         }
         Some(_) => unauthorized(r#"Bearer realm="toolcell", error="invalid_token""#),
         None => unauthorized(r#"Bearer realm="toolcell""#),
+    }
+}
+
+/// Answers `DELETE` with 200 when it ended a live session and 404 when the
+/// session had already ended or never existed. rmcp's handler runs first (it
+/// checks `Host`, `Origin` and the headers, and ends the session) and answers
+/// 202 in both cases, which clients such as the Python SDK report as a
+/// failure.
+async fn delete_status(
+    State(sessions): State<Arc<LocalSessionManager>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() != Method::DELETE {
+        return next.run(request).await;
+    }
+    let session: Option<SessionId> = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|value| value.to_str().ok())
+        .map(Into::into);
+    let live = match &session {
+        Some(id) => sessions.has_session(id).await.unwrap_or(false),
+        None => false,
+    };
+    let response = next.run(request).await;
+    match response.status() {
+        StatusCode::ACCEPTED if live => StatusCode::OK.into_response(),
+        StatusCode::ACCEPTED => {
+            (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
+        }
+        _ => response,
     }
 }
 

@@ -253,7 +253,7 @@ async fn deleting_a_session_ends_it() {
         .send()
         .await
         .expect("DELETE is sent");
-    assert!(deleted.status().is_success(), "{}", deleted.status());
+    assert_eq!(deleted.status(), 200);
     let after = client
         .post(&server.url)
         .header("content-type", "application/json")
@@ -533,4 +533,29 @@ async fn initialize_is_answered_while_plugins_are_still_loading() {
         !log.contains("tools loaded"),
         "loading finished, so the test proved nothing:\n{log}"
     );
+}
+
+#[tokio::test]
+async fn deleting_twice_or_an_unknown_session_gets_404() {
+    // See: DELETE answered 202 to every request, so the Python SDK logged
+    // "Session termination failed: 202" on every close.
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &[]).await;
+    let (client, session) = raw_session(&server).await;
+    let delete = |session: String| {
+        let request = client
+            .delete(&server.url)
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .send();
+        async move { within("a DELETE", request).await.expect("DELETE is sent") }
+    };
+    assert_eq!(delete(session.clone()).await.status(), 200);
+    assert_eq!(delete(session).await.status(), 404, "already ended");
+    let unknown = "00000000-0000-4000-8000-000000000000".to_string();
+    assert_eq!(delete(unknown).await.status(), 404);
+    let without_id = within("a DELETE", client.delete(&server.url).send())
+        .await
+        .expect("DELETE is sent");
+    assert_eq!(without_id.status(), 400);
 }
