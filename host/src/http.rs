@@ -8,7 +8,10 @@
 //! origin gets 403) and bearer-token authentication (a missing or wrong
 //! token gets 401 with `WWW-Authenticate`). Listening on a non-loopback
 //! address without a token is refused. SIGTERM or SIGINT lets running calls
-//! finish for the grace period, interrupts the rest, and returns. `DELETE`
+//! finish for the grace period, interrupts the rest, and returns.
+//!
+//! Sessions are `sessions::Sessions`: rmcp's, with SSE streams that a
+//! client can resume with `Last-Event-ID` after its connection drops. `DELETE`
 //! answers 200 for a live session and 404 for one that has ended or never
 //! existed (rmcp's own handler answers 202 to both).
 
@@ -21,12 +24,15 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use crate::server::Server;
+
+mod sessions;
+
+use sessions::Sessions;
 
 /// How to serve over HTTP.
 #[derive(Clone, Debug)]
@@ -90,10 +96,15 @@ pub async fn serve_http_until(
     let mut config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
-        .enforce_origin_validation();
+        .enforce_origin_validation()
+        // Otherwise rmcp primes the `initialize` response and `GET` streams
+        // itself, with event id "0". `Sessions` primes every stream it can
+        // resume, with ids of its own; the `initialize` response, answered
+        // at once, is not resumable and gets no id.
+        .with_sse_retry(None);
     config.cancellation_token = sessions_stop.clone();
     let template = server.clone();
-    let sessions = Arc::new(LocalSessionManager::default());
+    let sessions = Arc::new(Sessions::default());
     let service =
         StreamableHttpService::new(move || Ok(template.session()), sessions.clone(), config);
     let auth = Arc::new(options.token.clone());
@@ -157,7 +168,7 @@ async fn authenticate(
 /// 202 in both cases, which clients such as the Python SDK report as a
 /// failure.
 async fn delete_status(
-    State(sessions): State<Arc<LocalSessionManager>>,
+    State(sessions): State<Arc<Sessions>>,
     request: Request,
     next: Next,
 ) -> Response {
