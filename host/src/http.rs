@@ -14,6 +14,10 @@
 //! client can resume with `Last-Event-ID` after its connection drops. `DELETE`
 //! answers 200 for a live session and 404 for one that has ended or never
 //! existed (rmcp's own handler answers 202 to both).
+//!
+//! Requests in the 2026-07-28 revision have no session: rmcp serves them
+//! statelessly, and their streams carry no event ids (that revision dropped
+//! resumption), so a dropped connection cancels the call.
 
 use std::net::SocketAddr;
 use std::sync::Arc;

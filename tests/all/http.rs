@@ -822,6 +822,111 @@ async fn another_session_cannot_resume_a_stream() {
     );
 }
 
+/// The `_meta` a 2026-07-28 request carries instead of a session.
+fn stateless_meta() -> Value {
+    json!({
+        "progressToken": "p",
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+#[tokio::test]
+async fn the_stateless_revision_does_not_advertise_resumption() {
+    // The other half of the resumption rule: 2026-07-28 has no sessions and
+    // no resumption, so its streams must carry no event ids and no retry
+    // hint, and GET with Last-Event-ID is refused.
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &[]).await;
+    let client = reqwest::Client::new();
+    let response = within(
+        "a stateless call",
+        client
+            .post(&server.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "progress")
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": {"name": "progress", "arguments": {"n": 3},
+                                     "_meta": stateless_meta()}}))
+            .send(),
+    )
+    .await
+    .expect("POST is sent");
+    assert!(response.headers().get("mcp-session-id").is_none());
+    let events = Events::new(response).rest().await;
+    assert_eq!(
+        events.iter().filter_map(Event::progress).count(),
+        3,
+        "{events:?}"
+    );
+    assert_eq!(
+        events.last().and_then(Event::result_text).as_deref(),
+        Some("done 3")
+    );
+    assert!(
+        events
+            .iter()
+            .all(|event| event.id.is_none() && event.retry.is_none()),
+        "{events:?}"
+    );
+    let get = within(
+        "a stateless GET",
+        client
+            .get(&server.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("last-event-id", "0")
+            .send(),
+    )
+    .await
+    .expect("GET is sent");
+    assert_eq!(get.status(), 405);
+}
+
+#[tokio::test]
+async fn a_dropped_stateless_stream_cancels_its_call() {
+    // 2026-07-28: a broken response stream loses its request, and the client
+    // sends it again; the server stops the call rather than run it for no one.
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &[]).await;
+    let client = reqwest::Client::new();
+    let response = within(
+        "a stateless call",
+        client
+            .post(&server.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "progress")
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": {"name": "progress", "arguments": {"n": 100000},
+                                     "_meta": stateless_meta()}}))
+            .send(),
+    )
+    .await
+    .expect("POST is sent");
+    let mut events = Events::new(response);
+    for _ in 0..3 {
+        let event = events.next().await.expect("a progress notification");
+        assert!(
+            event.progress().is_some() && event.id.is_none(),
+            "{event:?}"
+        );
+    }
+    drop(events);
+    drop(client);
+    let steps = |log: &str| log.matches("step ").count();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after_drop = steps(&server.log());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(steps(&server.log()), after_drop, "the guest kept running");
+}
+
 #[tokio::test]
 async fn a_dropped_get_stream_resumes_with_the_log_messages_it_missed() {
     // The session's GET stream advertises resumption too (rmcp's own cache
