@@ -89,8 +89,10 @@ pub enum SessionsError {
     /// `Last-Event-ID` names no stream this session still keeps.
     #[error(
         "no stream of this session to resume from that event id: the stream ended more than \
-         {}s ago, or the id is not one this server sent",
-        KEEP_ENDED.as_secs()
+         {}s ago or before {} others that have ended since, or the id is not one this server \
+         sent to this session",
+        KEEP_ENDED.as_secs(),
+        MAX_ENDED
     )]
     UnknownStream,
 }
@@ -255,8 +257,8 @@ async fn pump(
     }
     log.end();
     let key = log.key.clone();
-    // Readers and the registry hold the log from here: one that
-    // [`MAX_ENDED`] evicts is freed at once.
+    // Readers and the registry hold the log from here, so a log evicted for
+    // `MAX_ENDED` is freed at once, not after the wait below.
     drop(log);
     tracing::debug!(stream = %key, "SSE stream ended; its log is kept for resumption");
     registry.ended(&session, &key);
