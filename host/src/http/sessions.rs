@@ -39,6 +39,7 @@ use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
 };
 use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
 
@@ -184,16 +185,32 @@ impl SessionManager for Sessions {
 }
 
 /// The logs of every session.
-#[derive(Default)]
 struct Registry {
     sessions: Mutex<HashMap<SessionId, SessionLogs>>,
+    /// [`KEEP_ENDED`], but for tests.
+    keep_ended: Duration,
+    /// [`MAX_ENDED`], but for tests.
+    max_ended: usize,
+}
+
+impl Default for Registry {
+    fn default() -> Registry {
+        Registry {
+            sessions: Mutex::default(),
+            keep_ended: KEEP_ENDED,
+            max_ended: MAX_ENDED,
+        }
+    }
 }
 
 #[derive(Default)]
 struct SessionLogs {
     logs: HashMap<Arc<str>, Arc<Log>>,
-    /// The keys of logs whose stream has ended, oldest first.
-    ended: VecDeque<Arc<str>>,
+    /// Logs whose stream has ended, oldest first: when each is to go, and
+    /// its key.
+    ended: VecDeque<(Instant, Arc<str>)>,
+    /// A task is waiting to drop the `ended` logs whose time has come.
+    sweeping: bool,
     /// The log of the session's `GET` stream, once a client has opened it.
     /// The async lock keeps two first `GET`s from both opening rmcp's stream.
     standalone: Arc<tokio::sync::Mutex<Option<Arc<Log>>>>,
@@ -217,31 +234,59 @@ impl Registry {
         log
     }
 
-    /// Notes that a log's stream has ended; drops the oldest such logs
-    /// beyond [`MAX_ENDED`].
-    fn ended(&self, id: &SessionId, key: &Arc<str>) {
+    /// Notes that a log's stream has ended: the log goes after
+    /// [`KEEP_ENDED`], or sooner if more than [`MAX_ENDED`] have ended since.
+    fn ended(self: &Arc<Registry>, id: &SessionId, key: Arc<str>) {
         let mut sessions = lock(&self.sessions);
         let Some(session) = sessions.get_mut(id) else {
             return;
         };
-        session.ended.push_back(key.clone());
-        while session.ended.len() > MAX_ENDED {
-            if let Some(oldest) = session.ended.pop_front() {
+        session
+            .ended
+            .push_back((Instant::now() + self.keep_ended, key));
+        while session.ended.len() > self.max_ended {
+            if let Some((_, oldest)) = session.ended.pop_front() {
                 session.logs.remove(&oldest);
             }
         }
-    }
-
-    fn forget(&self, id: &SessionId, key: &Arc<str>) {
-        if let Some(session) = lock(&self.sessions).get_mut(id) {
-            session.logs.remove(key);
-            session.ended.retain(|ended| ended != key);
+        if !session.sweeping {
+            session.sweeping = true;
+            tokio::spawn(sweep(self.clone(), id.clone()));
         }
     }
 }
 
-/// Moves what rmcp sends on one stream into `log` until the stream ends,
-/// then keeps the log for [`KEEP_ENDED`].
+/// Drops session `id`'s ended logs as their time comes; returns when none
+/// is left, or the session has ended. One task per session at most, rather
+/// than one waiting per stream.
+async fn sweep(registry: Arc<Registry>, id: SessionId) {
+    loop {
+        let next = {
+            let mut sessions = lock(&registry.sessions);
+            let Some(session) = sessions.get_mut(&id) else {
+                return;
+            };
+            let now = Instant::now();
+            while let Some((due, _)) = session.ended.front()
+                && *due <= now
+            {
+                if let Some((_, key)) = session.ended.pop_front() {
+                    session.logs.remove(&key);
+                }
+            }
+            match session.ended.front() {
+                Some((due, _)) => *due,
+                None => {
+                    session.sweeping = false;
+                    return;
+                }
+            }
+        };
+        tokio::time::sleep_until(next).await;
+    }
+}
+
+/// Moves what rmcp sends on one stream into `log` until the stream ends.
 async fn pump(
     log: Arc<Log>,
     source: impl Stream<Item = ServerSseMessage> + Send,
@@ -256,14 +301,8 @@ async fn pump(
         }
     }
     log.end();
-    let key = log.key.clone();
-    // Readers and the registry hold the log from here, so a log evicted for
-    // `MAX_ENDED` is freed at once, not after the wait below.
-    drop(log);
-    tracing::debug!(stream = %key, "SSE stream ended; its log is kept for resumption");
-    registry.ended(&session, &key);
-    tokio::time::sleep(KEEP_ENDED).await;
-    registry.forget(&session, &key);
+    tracing::debug!(stream = %log.key, "SSE stream ended; its log is kept for resumption");
+    registry.ended(&session, log.key.clone());
 }
 
 /// A connection's view of `log`: a priming event, then the log's events from
@@ -503,6 +542,58 @@ mod tests {
         assert_eq!(rest.len(), 2);
         assert_eq!(number(&rest[1]), 1.0);
         assert!(collect(first).await.is_empty(), "one stream per message");
+    }
+
+    /// A registry with one session, `s`, and `streams` logs that have ended.
+    fn registry_with_ended(
+        keep_ended: Duration,
+        max_ended: usize,
+        streams: usize,
+    ) -> (Arc<Registry>, Vec<Arc<str>>) {
+        let registry = Arc::new(Registry {
+            keep_ended,
+            max_ended,
+            ..Registry::default()
+        });
+        let id: SessionId = "s".into();
+        lock(&registry.sessions).insert(id.clone(), SessionLogs::default());
+        let mut keys = Vec::new();
+        for _ in 0..streams {
+            let log = Log::new(8);
+            lock(&registry.sessions)
+                .get_mut(&id)
+                .unwrap()
+                .logs
+                .insert(log.key.clone(), log.clone());
+            registry.ended(&id, log.key.clone());
+            keys.push(log.key.clone());
+        }
+        (registry, keys)
+    }
+
+    fn kept(registry: &Registry, key: &str) -> bool {
+        lock(&registry.sessions)
+            .get("s")
+            .is_some_and(|session| session.logs.contains_key(key))
+    }
+
+    #[tokio::test]
+    async fn ended_logs_beyond_the_cap_go_oldest_first() {
+        let (registry, keys) = registry_with_ended(Duration::from_secs(60), 3, 5);
+        let kept: Vec<bool> = keys.iter().map(|key| kept(&registry, key)).collect();
+        assert_eq!(kept, [false, false, true, true, true]);
+    }
+
+    #[tokio::test]
+    async fn ended_logs_go_when_their_time_is_up() {
+        let (registry, keys) = registry_with_ended(Duration::from_millis(200), 8, 2);
+        assert!(keys.iter().all(|key| kept(&registry, key)));
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert!(keys.iter().all(|key| !kept(&registry, key)));
+        assert!(
+            !lock(&registry.sessions)["s"].sweeping,
+            "the sweeper is done"
+        );
     }
 
     #[tokio::test]
