@@ -9,6 +9,15 @@
 //! token gets 401 with `WWW-Authenticate`). Listening on a non-loopback
 //! address without a token is refused. SIGTERM or SIGINT lets running calls
 //! finish for the grace period, interrupts the rest, and returns.
+//!
+//! Sessions are `sessions::Sessions`: rmcp's, with SSE streams that a
+//! client can resume with `Last-Event-ID` after its connection drops. `DELETE`
+//! answers 200 for a live session and 404 for one that has ended or never
+//! existed (rmcp's own handler answers 202 to both).
+//!
+//! Requests in the 2026-07-28 revision have no session: rmcp serves them
+//! statelessly, and their streams carry no event ids (that revision dropped
+//! resumption), so a dropped connection cancels the call.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -16,14 +25,19 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use axum::serve::ListenerExt;
+use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use crate::server::Server;
+
+mod sessions;
+
+use sessions::Sessions;
 
 /// How to serve over HTTP.
 #[derive(Clone, Debug)]
@@ -87,17 +101,23 @@ pub async fn serve_http_until(
     let mut config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
-        .enforce_origin_validation();
+        .enforce_origin_validation()
+        // Otherwise rmcp primes the `initialize` response and `GET` streams
+        // itself, with event id "0". `Sessions` primes every stream it can
+        // resume, with ids of its own; the `initialize` response, answered
+        // at once, is not resumable and gets no id.
+        .with_sse_retry(None);
     config.cancellation_token = sessions_stop.clone();
     let template = server.clone();
-    let service = StreamableHttpService::new(
-        move || Ok(template.session()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    let sessions = Arc::new(Sessions::default());
+    let service =
+        StreamableHttpService::new(move || Ok(template.session()), sessions.clone(), config);
     let auth = Arc::new(options.token.clone());
+    // The last layer runs first: no session is looked up before the token
+    // is checked.
     let app = axum::Router::new()
         .nest_service("/mcp", service)
+        .layer(middleware::from_fn_with_state(sessions, delete_status))
         .layer(middleware::from_fn_with_state(auth, authenticate));
 
     tracing::info!(
@@ -110,6 +130,13 @@ pub async fn serve_http_until(
     );
 
     let grace = options.shutdown_grace;
+    // Without TCP_NODELAY, the small last chunk of a streamed response waits
+    // for the client's delayed ACK: about 40 ms a call on Linux.
+    let listener = listener.tap_io(|stream| {
+        if let Err(error) = stream.set_nodelay(true) {
+            tracing::debug!("cannot set TCP_NODELAY: {error}");
+        }
+    });
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             stop.cancelled().await;
@@ -144,6 +171,38 @@ async fn authenticate(
         }
         Some(_) => unauthorized(r#"Bearer realm="toolcell", error="invalid_token""#),
         None => unauthorized(r#"Bearer realm="toolcell""#),
+    }
+}
+
+/// Answers `DELETE` with 200 when it ended a live session and 404 when the
+/// session had already ended or never existed. rmcp's handler runs first (it
+/// checks `Host`, `Origin` and the headers, and ends the session) and answers
+/// 202 in both cases, which clients such as the Python SDK report as a
+/// failure.
+async fn delete_status(
+    State(sessions): State<Arc<Sessions>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() != Method::DELETE {
+        return next.run(request).await;
+    }
+    let session: Option<SessionId> = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|value| value.to_str().ok())
+        .map(Into::into);
+    let live = match &session {
+        Some(id) => sessions.has_session(id).await.unwrap_or(false),
+        None => false,
+    };
+    let response = next.run(request).await;
+    match response.status() {
+        StatusCode::ACCEPTED if live => StatusCode::OK.into_response(),
+        StatusCode::ACCEPTED => {
+            (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
+        }
+        _ => response,
     }
 }
 

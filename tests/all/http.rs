@@ -253,7 +253,7 @@ async fn deleting_a_session_ends_it() {
         .send()
         .await
         .expect("DELETE is sent");
-    assert!(deleted.status().is_success(), "{}", deleted.status());
+    assert_eq!(deleted.status(), 200);
     let after = client
         .post(&server.url)
         .header("content-type", "application/json")
@@ -533,5 +533,457 @@ async fn initialize_is_answered_while_plugins_are_still_loading() {
     assert!(
         !log.contains("tools loaded"),
         "loading finished, so the test proved nothing:\n{log}"
+    );
+}
+
+#[tokio::test]
+async fn deleting_twice_or_an_unknown_session_gets_404() {
+    // See: DELETE answered 202 to every request, so the Python SDK logged
+    // "Session termination failed: 202" on every close.
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &[]).await;
+    let (client, session) = raw_session(&server).await;
+    let delete = |session: String| {
+        let request = client
+            .delete(&server.url)
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .send();
+        async move { within("a DELETE", request).await.expect("DELETE is sent") }
+    };
+    assert_eq!(delete(session.clone()).await.status(), 200);
+    assert_eq!(delete(session).await.status(), 404, "already ended");
+    let unknown = "00000000-0000-4000-8000-000000000000".to_string();
+    assert_eq!(delete(unknown).await.status(), 404);
+    let without_id = within("a DELETE", client.delete(&server.url).send())
+        .await
+        .expect("DELETE is sent");
+    assert_eq!(without_id.status(), 400);
+}
+
+/// One server-sent event.
+#[derive(Debug)]
+struct Event {
+    id: Option<String>,
+    retry: Option<String>,
+    data: String,
+}
+
+impl Event {
+    fn message(&self) -> Option<Value> {
+        serde_json::from_str(&self.data).ok()
+    }
+
+    /// The `progress` of a progress notification.
+    fn progress(&self) -> Option<u64> {
+        let message = self.message()?;
+        (message["method"] == "notifications/progress")
+            .then(|| message["params"]["progress"].as_f64())
+            .flatten()
+            .map(|progress| progress as u64)
+    }
+
+    /// The text of a tool result.
+    fn result_text(&self) -> Option<String> {
+        let message = self.message()?;
+        message["result"]["content"][0]["text"]
+            .as_str()
+            .map(str::to_string)
+    }
+}
+
+/// Reads server-sent events from a streamed response as they arrive.
+struct Events {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+impl Events {
+    fn new(response: reqwest::Response) -> Events {
+        assert_eq!(response.status(), 200);
+        Events {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    /// The next event; `None` when the stream ends.
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            while let Some(at) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..at + 2).collect();
+                let (mut id, mut retry, mut data) = (None, None, None::<String>);
+                for line in block.lines() {
+                    let (field, value) = line.split_once(':').unwrap_or((line, ""));
+                    let value = value.strip_prefix(' ').unwrap_or(value).to_string();
+                    match field {
+                        "id" => id = Some(value),
+                        "retry" => retry = Some(value),
+                        "data" => data = Some(data.map_or(value.clone(), |d| d + "\n" + &value)),
+                        // A comment (`:`), the keep-alive.
+                        _ => {}
+                    }
+                }
+                if id.is_some() || retry.is_some() || data.is_some() {
+                    return Some(Event {
+                        id,
+                        retry,
+                        data: data.unwrap_or_default(),
+                    });
+                }
+            }
+            let chunk = within("an SSE event", self.response.chunk())
+                .await
+                .expect("read the stream")?;
+            self.buffer.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+
+    /// Every event until the stream ends.
+    async fn rest(mut self) -> Vec<Event> {
+        let mut events = Vec::new();
+        while let Some(event) = self.next().await {
+            events.push(event);
+        }
+        events
+    }
+}
+
+/// Starts the `progress` tool (`n` steps) on `session`'s own connection,
+/// reads its first two progress notifications, and drops the connection.
+/// Returns the id of the last event read and its progress.
+async fn start_progress_and_drop(server: &HttpServer, session: &str, n: u64) -> (String, u64) {
+    // A client of its own, so that dropping the response closes the connection.
+    let client = reqwest::Client::new();
+    let response = raw_post(
+        &client,
+        server,
+        session,
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+               "params": {"name": "progress", "arguments": {"n": n},
+                          "_meta": {"progressToken": "resume"}}}),
+    )
+    .await;
+    let mut events = Events::new(response);
+    let priming = events.next().await.expect("a priming event");
+    assert!(priming.data.is_empty(), "{priming:?}");
+    assert_eq!(priming.retry.as_deref(), Some("3000"));
+    let mut last = None;
+    for _ in 0..2 {
+        let event = events.next().await.expect("a progress notification");
+        let progress = event.progress().expect("a progress notification");
+        last = Some((event.id.expect("events have ids"), progress));
+    }
+    drop(events);
+    drop(client);
+    let (id, progress) = last.expect("two events read");
+    assert!(progress < n, "the call was still running");
+    (id, progress)
+}
+
+/// The `<n>` of an event id `<stream>/<n>`: how many of the stream's events
+/// come up to and including this one.
+fn position(id: &str) -> u64 {
+    id.rsplit_once('/')
+        .and_then(|(_, n)| n.parse().ok())
+        .unwrap_or_else(|| panic!("an event id `<stream>/<n>`: {id}"))
+}
+
+/// Checks what a resumed stream carries after `last`: events numbered on
+/// from there without a gap (`contiguous`), progress rising from above
+/// `seen` to `n`, and the result, last.
+fn check_resumed(events: &[Event], last: &str, seen: u64, n: u64, contiguous: bool) {
+    let priming = &events[0];
+    assert!(priming.data.is_empty(), "{priming:?}");
+    assert_eq!(priming.id.as_deref(), Some(last));
+    let positions: Vec<u64> = events[1..]
+        .iter()
+        .map(|event| position(event.id.as_deref().expect("an id")))
+        .collect();
+    assert!(
+        positions.windows(2).all(|pair| pair[0] < pair[1]),
+        "{positions:?}"
+    );
+    if contiguous {
+        let expected: Vec<u64> = (position(last) + 1..).take(positions.len()).collect();
+        assert_eq!(positions, expected, "every event after the last one read");
+    }
+    let progress: Vec<u64> = events.iter().filter_map(Event::progress).collect();
+    assert!(
+        progress.windows(2).all(|pair| pair[0] < pair[1]),
+        "{progress:?}"
+    );
+    assert!(
+        progress.first().is_some_and(|first| *first > seen),
+        "{progress:?}"
+    );
+    assert_eq!(progress.last(), Some(&n), "the last report");
+    let result = events.last().expect("events");
+    assert_eq!(
+        result.result_text(),
+        Some(format!("done {n}")),
+        "{result:?}"
+    );
+}
+
+async fn resume(server: &HttpServer, session: &str, last_event_id: &str) -> Events {
+    let response = within(
+        "a GET with Last-Event-ID",
+        reqwest::Client::new()
+            .get(&server.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("last-event-id", last_event_id)
+            .send(),
+    )
+    .await
+    .expect("GET is sent");
+    Events::new(response)
+}
+
+async fn wait_for_log(server: &HttpServer, what: &str, seen: impl Fn(&str) -> bool) {
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    while !seen(&server.log()) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}:\n{}",
+            server.log()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The server started with a debug line when an SSE stream ends.
+async fn start_with_stream_ends(config: &std::path::Path) -> HttpServer {
+    HttpServer::start(config, None, &["--log-level", "info,toolcell=debug"]).await
+}
+
+/// Waits until the stream of `event_id` has ended: its response is sent.
+async fn wait_for_stream_end(server: &HttpServer, event_id: &str) {
+    let stream = event_id.rsplit_once('/').expect("<key>/<n>").0;
+    wait_for_log(server, "the call's stream to end", |log| {
+        log.lines()
+            .any(|line| line.contains("SSE stream ended") && line.contains(stream))
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_dropped_stream_resumes_with_every_event_and_the_result() {
+    // See: a POST stream dropped mid-call and resumed with Last-Event-ID got
+    // an empty stream, and the result was never delivered (rmcp forgets a
+    // request's stream once its response is sent).
+    let (_fixture, config) = fs_fixture();
+    let server = start_with_stream_ends(&config).await;
+    let (_client, session) = raw_session(&server).await;
+    let (last, seen) = start_progress_and_drop(&server, &session, 1000).await;
+    // The response is sent while no one is connected.
+    wait_for_stream_end(&server, &last).await;
+    let events = resume(&server, &session, &last).await.rest().await;
+    check_resumed(&events, &last, seen, 1000, true);
+}
+
+#[tokio::test]
+async fn a_resumed_stream_gets_at_most_what_a_log_keeps_and_the_result() {
+    // See: with many progress notifications while disconnected, a resume
+    // skipped 1,163 events and never got the result. A log keeps a stream's
+    // last 1,024 events, the result among them: a call that reports every
+    // step of 2,000 while the client is away overflows it.
+    let (_fixture, config) = fs_fixture();
+    let server = start_with_stream_ends(&config).await;
+    let (_client, session) = raw_session(&server).await;
+    let (last, seen) = start_progress_and_drop(&server, &session, 2000).await;
+    wait_for_stream_end(&server, &last).await;
+    let events = resume(&server, &session, &last).await.rest().await;
+    assert!(events.len() <= 1 + 1024, "{} events", events.len());
+    check_resumed(&events, &last, seen, 2000, false);
+}
+
+#[tokio::test]
+async fn a_stream_resumed_mid_call_goes_on_live() {
+    // The live side of resumption: the client comes back while the call
+    // runs, gets what it missed, then the rest as it is sent.
+    let (_fixture, config) = fs_fixture();
+    let server = start_with_stream_ends(&config).await;
+    let (_client, session) = raw_session(&server).await;
+    let (last, seen) = start_progress_and_drop(&server, &session, 1000).await;
+    let events = resume(&server, &session, &last).await.rest().await;
+    check_resumed(&events, &last, seen, 1000, true);
+}
+
+#[tokio::test]
+async fn another_session_cannot_resume_a_stream() {
+    // Event ids are not enough: a stream's events go only to the session
+    // that made the request.
+    let (_fixture, config) = fs_fixture();
+    let server = start_with_stream_ends(&config).await;
+    let (_client, owner) = raw_session(&server).await;
+    let (_other_client, other) = raw_session(&server).await;
+    let (last, seen) = start_progress_and_drop(&server, &owner, 300).await;
+    wait_for_stream_end(&server, &last).await;
+    let stolen = resume(&server, &other, &last).await.rest().await;
+    assert!(
+        stolen.iter().all(|event| event.message().is_none()),
+        "{stolen:?}"
+    );
+    let events = resume(&server, &owner, &last).await.rest().await;
+    check_resumed(&events, &last, seen, 300, true);
+}
+
+/// The `_meta` a 2026-07-28 request carries instead of a session.
+fn stateless_meta() -> Value {
+    json!({
+        "progressToken": "p",
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+#[tokio::test]
+async fn the_stateless_revision_does_not_advertise_resumption() {
+    // The other half of the resumption rule: 2026-07-28 has no sessions and
+    // no resumption, so its streams must carry no event ids and no retry
+    // hint, and GET with Last-Event-ID is refused.
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &[]).await;
+    let client = reqwest::Client::new();
+    let response = within(
+        "a stateless call",
+        client
+            .post(&server.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "progress")
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": {"name": "progress", "arguments": {"n": 3},
+                                     "_meta": stateless_meta()}}))
+            .send(),
+    )
+    .await
+    .expect("POST is sent");
+    assert!(response.headers().get("mcp-session-id").is_none());
+    let events = Events::new(response).rest().await;
+    let progress: Vec<u64> = events.iter().filter_map(Event::progress).collect();
+    assert_eq!(progress.last(), Some(&3), "{events:?}");
+    assert_eq!(
+        events.last().and_then(Event::result_text).as_deref(),
+        Some("done 3")
+    );
+    assert!(
+        events
+            .iter()
+            .all(|event| event.id.is_none() && event.retry.is_none()),
+        "{events:?}"
+    );
+    let get = within(
+        "a stateless GET",
+        client
+            .get(&server.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("last-event-id", "0")
+            .send(),
+    )
+    .await
+    .expect("GET is sent");
+    assert_eq!(get.status(), 405);
+}
+
+#[tokio::test]
+async fn a_dropped_stateless_stream_cancels_its_call() {
+    // 2026-07-28: a broken response stream loses its request, and the client
+    // sends it again; the server stops the call rather than run it for no one.
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &[]).await;
+    let client = reqwest::Client::new();
+    let response = within(
+        "a stateless call",
+        client
+            .post(&server.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "progress")
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": {"name": "progress", "arguments": {"n": 100000},
+                                     "_meta": stateless_meta()}}))
+            .send(),
+    )
+    .await
+    .expect("POST is sent");
+    let mut events = Events::new(response);
+    for _ in 0..2 {
+        let event = events.next().await.expect("a progress notification");
+        assert!(
+            event.progress().is_some() && event.id.is_none(),
+            "{event:?}"
+        );
+    }
+    drop(events);
+    drop(client);
+    let steps = |log: &str| log.matches("step ").count();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after_drop = steps(&server.log());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(steps(&server.log()), after_drop, "the guest kept running");
+}
+
+#[tokio::test]
+async fn a_dropped_get_stream_resumes_with_the_log_messages_it_missed() {
+    // The session's GET stream advertises resumption too (rmcp's own cache
+    // handled this case; the logs that replaced it must as well): what is
+    // sent on it while the client is away arrives when it comes back.
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &[]).await;
+    let (client, session) = raw_session(&server).await;
+    let get = || {
+        let request = reqwest::Client::new()
+            .get(&server.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-11-25")
+            .send();
+        async move { Events::new(within("a GET", request).await.expect("GET is sent")) }
+    };
+    let mut stream = get().await;
+    let priming = stream.next().await.expect("a priming event");
+    let last = priming.id.expect("an event id");
+    drop(stream);
+
+    let set = raw_post(
+        &client,
+        &server,
+        &session,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "warning"}}),
+    )
+    .await;
+    assert!(set.status().is_success());
+    let body = raw_post(
+        &client,
+        &server,
+        &session,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": "log", "arguments": {"name": "while away"}}}),
+    )
+    .await
+    .text()
+    .await
+    .expect("read the response stream");
+    assert!(body.contains("logged"), "{body}");
+
+    let mut resumed = resume(&server, &session, &last).await;
+    let priming = resumed.next().await.expect("a priming event");
+    assert_eq!(priming.id.as_deref(), Some(last.as_str()));
+    let message = resumed.next().await.expect("the missed log message");
+    let message = message.message().expect("a JSON-RPC message");
+    assert_eq!(message["method"], "notifications/message", "{message}");
+    assert_eq!(
+        message["params"]["data"]["message"], "while away",
+        "{message}"
     );
 }
