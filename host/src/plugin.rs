@@ -11,12 +11,13 @@
 //! read.
 //!
 //! A call ends by its deadline whatever the guest is doing. Running wasm
-//! yields to the runtime at every epoch tick; WASI file operations run on
-//! tokio's blocking pool (never on a runtime worker), and clocks, sockets and
-//! HTTP bodies are futures; so the timer and the cancellation tokens that
-//! race the call in [`Plugin::call`] always get to fire. When one does, the
-//! call's future is dropped: its store, instance slot and handles go with it,
-//! even if a blocking-pool thread is still stuck in the kernel.
+//! yields at every epoch tick, and clocks, sockets and HTTP bodies are
+//! futures, so the timer and the cancellation tokens that race the call in
+//! [`Plugin::call`] get to fire; when one does, the call's future is dropped
+//! with its store, instance and handles. File operations are done in place on
+//! the thread that runs the call, which the server makes a blocking-pool
+//! thread of the call's own: should one block in the kernel, the server
+//! answers at the deadline without it (see `Server::call`).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -864,24 +865,34 @@ fn to_mcp(result: wit_types::ToolResult, max_bytes: u64) -> Result<CallToolResul
              (a smaller range, fewer files)"
         )
     };
-    // Serialised, every byte of text is at least one byte and binary data
-    // four thirds: a result this big is refused before it is converted.
+    // Serialised, every byte of every string is at least one byte and binary
+    // data four thirds: a result this big is refused before it is converted.
+    let text = |text: &Option<String>| text.as_ref().map_or(0, String::len);
     let at_least: usize = result
         .content
         .iter()
         .map(|block| match block {
             wit_types::Content::Text(text) => text.len(),
             wit_types::Content::Image(media) | wit_types::Content::Audio(media) => {
-                media.data.len() / 3 * 4
+                media.data.len() / 3 * 4 + media.mime_type.len()
             }
-            wit_types::Content::ResourceLink(link) => link.uri.len() + link.name.len(),
-            wit_types::Content::EmbeddedResource(resource) => match &resource.body {
-                wit_types::ResourceBody::Text(text) => text.len(),
-                wit_types::ResourceBody::Blob(data) => data.len() / 3 * 4,
-            },
+            wit_types::Content::ResourceLink(link) => {
+                link.uri.len()
+                    + link.name.len()
+                    + text(&link.title)
+                    + text(&link.description)
+                    + text(&link.mime_type)
+            }
+            wit_types::Content::EmbeddedResource(resource) => {
+                let body = match &resource.body {
+                    wit_types::ResourceBody::Text(text) => text.len(),
+                    wit_types::ResourceBody::Blob(data) => data.len() / 3 * 4,
+                };
+                body + resource.uri.len() + text(&resource.mime_type)
+            }
         })
         .sum::<usize>()
-        + result.structured_content.as_ref().map_or(0, String::len);
+        + text(&result.structured_content);
     if at_least as u64 > max_bytes {
         return Err(too_big(at_least as u64));
     }
@@ -903,9 +914,17 @@ fn to_mcp(result: wit_types::ToolResult, max_bytes: u64) -> Result<CallToolResul
         CallToolResult::success(content)
     };
     mcp.structured_content = structured;
-    let size = serialized_len(&mcp);
-    if size > max_bytes {
-        return Err(too_big(size));
+    // Escaping makes JSON text at most six times as long (`\u0001`), and
+    // each block adds a few dozen bytes of framing: most results are far
+    // enough under the cap that measuring them exactly would be wasted work.
+    let at_most = (at_least as u64)
+        .saturating_mul(6)
+        .saturating_add(64 * (blocks as u64 + 1));
+    if at_most > max_bytes {
+        let size = serialized_len(&mcp);
+        if size > max_bytes {
+            return Err(too_big(size));
+        }
     }
     Ok(mcp)
 }

@@ -9,11 +9,12 @@
 //!   ignored. No line ends the session; only the end of stdin does.
 //! - Notifications and responses that arrive before the session has started
 //!   (before `initialize`) are dropped: rmcp would end the session on them.
-//! - One writer task owns stdout. Replies to bad lines are handed to it
-//!   through a queue, never written from inside `receive`, which rmcp may
-//!   drop midway when another event wins its `select!`: a reply is queued
-//!   whole or kept for the next `receive`, so none is lost and no line is
-//!   written in part.
+//! - Replies to bad lines are never written from inside `receive`, which
+//!   rmcp may drop midway when another event wins its `select!`: each is
+//!   handed whole to a task of its own that writes it (or kept for the next
+//!   `receive` until one of a bounded number of such tasks may start), so
+//!   none is lost and no line is written in part. Lines are written whole
+//!   under a lock on stdout.
 //!
 //! When stdin and stdout are pipes (as MCP clients start servers) they are
 //! read and written on the runtime's reactor, not through blocking threads.
@@ -23,30 +24,31 @@ use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, 
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::{RoleServer, ServiceExt};
 use serde_json::Value;
+use std::sync::Arc;
+
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Mutex, Semaphore};
 
 use crate::server::Server;
 
 /// Longest line accepted on stdin: a bigger message is refused whole.
 const MAX_LINE: usize = 64 * 1024 * 1024;
 
-/// Lines waiting for the writer; a full queue makes senders wait.
-const QUEUED_LINES: usize = 64;
+/// Error replies being written at once; past this, reading waits.
+const PENDING_REPLIES: usize = 64;
 
 /// Serves MCP on stdin/stdout until stdin closes.
 pub async fn serve_stdio(server: Server) -> Result<()> {
     let (input, output) = rmcp::transport::stdio_pipes();
-    let (lines, queue) = mpsc::channel(QUEUED_LINES);
-    let writer = tokio::spawn(write_lines(output, queue));
     let transport = StdioTransport {
         input: BufReader::new(input),
         line: Vec::new(),
-        lines,
+        output: Arc::new(Mutex::new(output)),
+        replies: Arc::new(Semaphore::new(PENDING_REPLIES)),
         reply: None,
         started: false,
     };
-    let served = match server.serve(transport).await {
+    match server.serve(transport).await {
         Ok(running) => {
             let reason = running.waiting().await;
             tracing::debug!("MCP session ended: {reason:?}");
@@ -58,50 +60,28 @@ pub async fn serve_stdio(server: Server) -> Result<()> {
             Ok(())
         }
         Err(error) => Err(error.into()),
-    };
-    // Every sender is gone with the session: the writer drains and ends.
-    let _ = writer.await;
-    served
+    }
 }
 
-/// A line for the writer, and where to say whether it was written.
-type Outgoing = (Vec<u8>, Option<oneshot::Sender<std::io::Result<()>>>);
-
-/// Writes queued lines to stdout, each whole and in order, until every
-/// sender is gone.
-async fn write_lines(
-    mut output: rmcp::transport::StdioWriter,
-    mut queue: mpsc::Receiver<Outgoing>,
-) {
-    let mut broken = false;
-    while let Some((line, done)) = queue.recv().await {
-        let written = if broken {
-            Err(std::io::ErrorKind::BrokenPipe.into())
-        } else {
-            let written = async {
-                output.write_all(&line).await?;
-                output.flush().await
-            };
-            written.await
-        };
-        if let Err(error) = &written
-            && !broken
-        {
-            tracing::error!("cannot write stdout: {error}");
-            broken = true;
-        }
-        if let Some(done) = done {
-            let _ = done.send(written);
-        }
-    }
+/// Writes `line` (which ends with a newline) whole.
+async fn write_line(
+    output: &Mutex<rmcp::transport::StdioWriter>,
+    line: &[u8],
+) -> std::io::Result<()> {
+    let mut output = output.lock().await;
+    output.write_all(line).await?;
+    output.flush().await
 }
 
 struct StdioTransport {
     input: BufReader<rmcp::transport::StdioReader>,
     /// The line being read; it survives a `receive` that rmcp drops midway.
     line: Vec<u8>,
-    lines: mpsc::Sender<Outgoing>,
-    /// An error reply not yet queued; it goes before anything else is read.
+    output: Arc<Mutex<rmcp::transport::StdioWriter>>,
+    /// Room for error replies being written.
+    replies: Arc<Semaphore>,
+    /// An error reply not yet handed to a writing task; it goes before
+    /// anything else is read.
     reply: Option<Vec<u8>>,
     /// Whether rmcp has been handed a request that starts the session.
     started: bool,
@@ -139,18 +119,24 @@ impl StdioTransport {
         }
     }
 
-    /// Queues the pending error reply, if any. Cancel-safe: the reply stays
-    /// pending until the queue has taken it.
+    /// Hands the pending error reply, if any, to a task that writes it.
+    /// Cancel-safe: the reply stays pending until a task has it.
     async fn flush_reply(&mut self) -> bool {
         if self.reply.is_none() {
             return true;
         }
-        let Ok(permit) = self.lines.reserve().await else {
+        let Ok(room) = Arc::clone(&self.replies).acquire_owned().await else {
             return false;
         };
         if let Some(mut reply) = self.reply.take() {
             reply.push(b'\n');
-            permit.send((reply, None));
+            let output = Arc::clone(&self.output);
+            tokio::spawn(async move {
+                let _room = room;
+                if let Err(error) = write_line(&output, &reply).await {
+                    tracing::debug!("cannot write an error reply: {error}");
+                }
+            });
         }
         true
     }
@@ -228,14 +214,11 @@ impl rmcp::transport::Transport<RoleServer> for StdioTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = std::io::Result<()>> + Send + 'static {
-        let lines = self.lines.clone();
+        let output = Arc::clone(&self.output);
         async move {
             let mut line = serde_json::to_vec(&item).map_err(std::io::Error::other)?;
             line.push(b'\n');
-            let (done, written) = oneshot::channel();
-            let closed = || std::io::Error::from(std::io::ErrorKind::BrokenPipe);
-            lines.send((line, Some(done))).await.map_err(|_| closed())?;
-            written.await.unwrap_or_else(|_| Err(closed()))
+            write_line(&output, &line).await
         }
     }
 

@@ -47,8 +47,10 @@ pub const PARSE_ERROR: i32 = -32700;
 pub fn bin() -> &'static Path {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        std::env::var_os("TOOLCELL_TEST_BIN")
-            .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_toolcell")), PathBuf::from)
+        std::env::var_os("TOOLCELL_TEST_BIN").map_or_else(
+            || PathBuf::from(env!("CARGO_BIN_EXE_toolcell")),
+            PathBuf::from,
+        )
     })
 }
 
