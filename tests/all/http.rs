@@ -832,6 +832,26 @@ async fn another_session_cannot_resume_a_stream() {
 }
 
 /// The `_meta` a 2026-07-28 request carries instead of a session.
+/// A 2026-07-28 `tools/call` of the `progress` tool with `n` steps, sessionless.
+async fn stateless_progress_call(client: &reqwest::Client, url: &str, n: u64) -> reqwest::Response {
+    within(
+        "a stateless call",
+        client
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "progress")
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": {"name": "progress", "arguments": {"n": n},
+                                     "_meta": stateless_meta()}}))
+            .send(),
+    )
+    .await
+    .expect("POST is sent")
+}
+
 fn stateless_meta() -> Value {
     json!({
         "progressToken": "p",
@@ -849,22 +869,7 @@ async fn the_stateless_revision_does_not_advertise_resumption() {
     let (_fixture, config) = fs_fixture();
     let server = HttpServer::start(&config, None, &[]).await;
     let client = reqwest::Client::new();
-    let response = within(
-        "a stateless call",
-        client
-            .post(&server.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "progress")
-            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                          "params": {"name": "progress", "arguments": {"n": 3},
-                                     "_meta": stateless_meta()}}))
-            .send(),
-    )
-    .await
-    .expect("POST is sent");
+    let response = stateless_progress_call(&client, &server.url, 3).await;
     assert!(response.headers().get("mcp-session-id").is_none());
     let events = Events::new(response).rest().await;
     let progress: Vec<u64> = events.iter().filter_map(Event::progress).collect();
@@ -900,22 +905,7 @@ async fn a_dropped_stateless_stream_cancels_its_call() {
     let (_fixture, config) = fs_fixture();
     let server = HttpServer::start(&config, None, &[]).await;
     let client = reqwest::Client::new();
-    let response = within(
-        "a stateless call",
-        client
-            .post(&server.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "progress")
-            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                          "params": {"name": "progress", "arguments": {"n": 100000},
-                                     "_meta": stateless_meta()}}))
-            .send(),
-    )
-    .await
-    .expect("POST is sent");
+    let response = stateless_progress_call(&client, &server.url, 100000).await;
     let mut events = Events::new(response);
     for _ in 0..2 {
         let event = events.next().await.expect("a progress notification");

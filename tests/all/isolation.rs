@@ -7,41 +7,12 @@
 //! line a client sends ends the process or goes unanswered. Timing bounds are generous
 //! ("within a few seconds"): the machines are shared.
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{Fixture, RawServer, Server, cli, hostile_wasm, within};
-
-/// A fixture with the hostile plugin mounted on `data` (read-only), the builtin fs plugin on the
-/// same directory, and `extra` in `[limits]`.
-fn fixture(limits: &str) -> (Fixture, PathBuf) {
-    let fixture = Fixture::new();
-    fixture.write("data/hello.txt", "hello\n");
-    fixture.write(
-        "plugins/hostile.wasm",
-        std::fs::read(hostile_wasm()).expect("read hostile.wasm"),
-    );
-    let config = fixture.config(&format!(
-        r#"
-[limits]
-{limits}
-
-[[plugin]]
-name = "hostile"
-path = "plugins/hostile.wasm"
-mounts = [{{ host = "data", mode = "ro" }}]
-
-[[plugin]]
-name = "fs"
-path = "builtin:fs"
-mounts = [{{ host = "data", mode = "ro" }}]
-"#
-    ));
-    (fixture, config)
-}
+use crate::support::{Fixture, RawServer, Server, cli, hostile_fixture, hostile_wasm, within};
 
 fn mkfifo(path: &std::path::Path) {
     let status = Command::new("mkfifo")
@@ -78,7 +49,7 @@ fn error_text(response: &Value) -> String {
 /// serving.
 #[tokio::test]
 async fn a_plugin_cannot_open_a_fifo_or_a_socket() {
-    let (fixture, config) = fixture("timeout_ms = 20000");
+    let (fixture, config) = hostile_fixture("timeout_ms = 20000");
     mkfifo(&fixture.path("data/pipe"));
     fixture.symlink("pipe", "data/link-to-pipe");
     let _socket = std::os::unix::net::UnixListener::bind(fixture.path("data/socket"))
@@ -101,7 +72,7 @@ async fn a_plugin_cannot_open_a_fifo_or_a_socket() {
 /// fires because no wasm runs.
 #[tokio::test]
 async fn an_hour_long_sleep_ends_at_the_deadline() {
-    let (_fixture, config) = fixture("timeout_ms = 1500");
+    let (_fixture, config) = hostile_fixture("timeout_ms = 1500");
     let server = Server::start(&config).await;
     let started = Instant::now();
     let result = server.call("sleep", json!({"n": 3_600_000})).await;
@@ -176,7 +147,7 @@ network = ["127.0.0.1:{port}"]
 /// runs.
 #[tokio::test]
 async fn blocked_calls_give_their_slots_back_at_the_deadline() {
-    let (_fixture, config) = fixture("timeout_ms = 2000\nmax_concurrent_calls = 2");
+    let (_fixture, config) = hostile_fixture("timeout_ms = 2000\nmax_concurrent_calls = 2");
     let mut server = RawServer::spawn(&config, &[]);
     server.initialize().await;
     for id in [1, 2] {
@@ -204,7 +175,7 @@ async fn blocked_calls_give_their_slots_back_at_the_deadline() {
 /// Class: a call waiting for a slot is bounded by its own deadline and says why.
 #[tokio::test]
 async fn a_call_that_never_gets_a_slot_says_so_at_its_deadline() {
-    let (fixture, config) = fixture("timeout_ms = 1500\nmax_concurrent_calls = 1");
+    let (fixture, config) = hostile_fixture("timeout_ms = 1500\nmax_concurrent_calls = 1");
     // The sleeper may take a minute; everything else 1.5 s.
     let mut text = std::fs::read_to_string(&config).expect("read the config");
     text = text.replacen(
@@ -234,7 +205,7 @@ async fn a_call_that_never_gets_a_slot_says_so_at_its_deadline() {
 /// their deadline.
 #[tokio::test]
 async fn cancelling_blocked_calls_frees_their_slots() {
-    let (_fixture, config) = fixture("timeout_ms = 120000\nmax_concurrent_calls = 2");
+    let (_fixture, config) = hostile_fixture("timeout_ms = 120000\nmax_concurrent_calls = 2");
     let mut server = RawServer::spawn(&config, &[]);
     server.initialize().await;
     for id in [1, 2] {
@@ -276,7 +247,7 @@ async fn cancelling_blocked_calls_frees_their_slots() {
 #[cfg(unix)]
 #[tokio::test]
 async fn a_call_cannot_hold_the_descriptors_another_needs() {
-    let (fixture, config) = fixture("max_concurrent_calls = 4\ntimeout_ms = 20000");
+    let (fixture, config) = hostile_fixture("max_concurrent_calls = 4\ntimeout_ms = 20000");
     // The server runs under a soft and hard limit of 256 descriptors, as a shell's
     // `ulimit -n 256` sets them.
     let script = fixture.write(
@@ -336,7 +307,7 @@ async fn a_call_cannot_hold_the_descriptors_another_needs() {
 /// measured on the serialized result, not on the raw text.
 #[tokio::test]
 async fn content_blocks_and_the_serialized_size_are_capped() {
-    let (_fixture, config) = fixture("max_output_bytes = 1048576");
+    let (_fixture, config) = hostile_fixture("max_output_bytes = 1048576");
     let server = Server::start(&config).await;
     let many = server.call("blocks", json!({"n": 100_000})).await;
     assert!(
@@ -431,7 +402,7 @@ async fn a_clashing_tool_name_is_refused_and_the_rest_serve() {
 /// Class: notifications and responses sent before `initialize` must not end the process.
 #[tokio::test]
 async fn lines_before_initialize_do_not_end_the_session() {
-    let (_fixture, config) = fixture("");
+    let (_fixture, config) = hostile_fixture("");
     let mut server = RawServer::spawn(&config, &[]);
     server
         .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
@@ -460,7 +431,7 @@ async fn lines_before_initialize_do_not_end_the_session() {
 /// with an id gets exactly one answer, and every invalid line its JSON-RPC error.
 #[tokio::test]
 async fn every_pipelined_line_is_answered_exactly_once() {
-    let (_fixture, config) = fixture("");
+    let (_fixture, config) = hostile_fixture("");
     let mut server = RawServer::spawn(&config, &[]);
     server.initialize().await;
     let mut burst = String::new();

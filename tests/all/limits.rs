@@ -8,33 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::{Fixture, RawServer, Server, cli, hostile_wasm, within};
-
-/// A fixture with the hostile plugin (small limits) next to the builtin fs plugin.
-fn hostile_fixture(limits: &str) -> (Fixture, std::path::PathBuf) {
-    let fixture = Fixture::new();
-    fixture.write("data/hello.txt", "hello\n");
-    fixture.write(
-        "plugins/hostile.wasm",
-        std::fs::read(hostile_wasm()).expect("read hostile.wasm"),
-    );
-    let config = fixture.config(&format!(
-        r#"
-[limits]
-{limits}
-
-[[plugin]]
-name = "hostile"
-path = "plugins/hostile.wasm"
-
-[[plugin]]
-name = "fs"
-path = "builtin:fs"
-mounts = [{{ host = "data", mode = "ro" }}]
-"#
-    ));
-    (fixture, config)
-}
+use crate::support::{Fixture, RawServer, Server, cli, hostile_fixture, within};
 
 /// A fixture with only the raw plugin, with `extra` added to its entry.
 fn raw_fixture(extra: &str) -> (Fixture, std::path::PathBuf) {

@@ -234,6 +234,35 @@ impl Fixture {
     }
 }
 
+/// A fixture whose `data` directory holds `hello.txt`, mounted read-only for the hostile test
+/// plugin and the builtin fs plugin, with `limits` as the `[limits]` table; returns it and the
+/// configuration's path.
+pub fn hostile_fixture(limits: &str) -> (Fixture, PathBuf) {
+    let fixture = Fixture::new();
+    fixture.write("data/hello.txt", "hello\n");
+    fixture.write(
+        "plugins/hostile.wasm",
+        std::fs::read(hostile_wasm()).expect("read hostile.wasm"),
+    );
+    let config = fixture.config(&format!(
+        r#"
+[limits]
+{limits}
+
+[[plugin]]
+name = "hostile"
+path = "plugins/hostile.wasm"
+mounts = [{{ host = "data", mode = "ro" }}]
+
+[[plugin]]
+name = "fs"
+path = "builtin:fs"
+mounts = [{{ host = "data", mode = "ro" }}]
+"#
+    ));
+    (fixture, config)
+}
+
 /// A child's stderr, collected as it arrives.
 #[derive(Clone)]
 pub struct Log {
