@@ -2,9 +2,11 @@
 //!
 //! [`Server`] lists the enabled tools and routes each `tools/call` to its
 //! plugin: it validates the arguments against the tool's input schema, waits
-//! for one of `max_concurrent_calls` slots, then runs the call as a task of
-//! its own with a deadline set when the call was accepted, the request's
-//! cancellation token, and its progress token wired to the sandbox. A tool
+//! for one of `max_concurrent_calls` slots, then runs the call on a
+//! blocking-pool thread of its own with a deadline set when the call was
+//! accepted, the request's cancellation token, and its progress token wired
+//! to the sandbox; it answers by the deadline even if that thread is stuck in
+//! the kernel. A tool
 //! that fails is a result with `isError: true`; an unknown or disabled tool
 //! is JSON-RPC error -32602, and a method of a capability the server does not
 //! declare is -32601 naming the capability.
