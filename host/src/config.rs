@@ -27,6 +27,41 @@ use toml::{Table, Value};
 /// The categories enabled when `[server] categories` is absent.
 pub const DEFAULT_CATEGORIES: &[&str] = &["read", "search", "vcs"];
 
+/// The categories of the contract; a plugin may declare others.
+pub const CONTRACT_CATEGORIES: &[&str] = &["read", "search", "write", "execute", "vcs", "network"];
+
+/// What to say of a category that is none of `known`: the known ones, and
+/// the one it is likely a misspelling of.
+pub fn unknown_category(category: &str, known: &[&str]) -> String {
+    let hint = known
+        .iter()
+        .find(|known| edit_distance(known, category) <= 2)
+        .map(|known| format!("did you mean `{known}`? "))
+        .unwrap_or_default();
+    format!(
+        "unknown category `{category}`; {hint}the known categories are {}",
+        known.join(", ")
+    )
+}
+
+/// The Levenshtein distance between two short strings.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 /// The `source` of [`Config::embedded_default`].
 const EMBEDDED_SOURCE: &str = "<embedded default>";
 
@@ -487,6 +522,23 @@ impl<'a> Validator<'a> {
                         describe(other)
                     ),
                 ),
+            }
+        }
+
+        // With only builtin plugins, every category that can exist is known
+        // now: a misspelt one is an error here. (Component files may declare
+        // their own; the toolbox checks those once they are loaded.)
+        let only_builtins = plugins
+            .iter()
+            .all(|plugin: &PluginConfig| matches!(plugin.source, PluginSource::Builtin(_)));
+        if only_builtins && root.get("plugin").is_some() {
+            for (index, category) in categories.iter().enumerate() {
+                if !CONTRACT_CATEGORIES.contains(&category.as_str()) {
+                    self.error(
+                        format!("server.categories[{index}]"),
+                        unknown_category(category, CONTRACT_CATEGORIES),
+                    );
+                }
             }
         }
 
@@ -1258,9 +1310,16 @@ mod tests {
     #[test]
     fn plugin_defaults_and_overrides() {
         let dir = tempfile::tempdir().unwrap();
+        // A component file may declare its own categories, so `my-category`
+        // is left for the toolbox to check once the plugins are loaded.
+        std::fs::write(dir.path().join("own.wasm"), b"\0asm").unwrap();
         let text = r#"
             [server]
             categories = ["read", "write", "my-category"]
+
+            [[plugin]]
+            name = "own"
+            path = "own.wasm"
 
             [limits]
             timeout_ms = 1000
@@ -1286,7 +1345,7 @@ mod tests {
         };
         assert_eq!(config.limits, top);
 
-        let plain = &config.plugins[0];
+        let plain = &config.plugins[1];
         assert_eq!(plain.name, "plain");
         assert_eq!(plain.source, PluginSource::Builtin("fs".to_owned()));
         assert!(plain.mounts.is_empty());
@@ -1296,7 +1355,7 @@ mod tests {
         assert_eq!(plain.limits, top);
         assert!(plain.tools_overrides.is_empty());
 
-        let tuned = &config.plugins[1];
+        let tuned = &config.plugins[2];
         assert_eq!(tuned.env, ["HOME", "_X1"]);
         assert_eq!(tuned.tools, Some(vec!["read_file".to_owned()]));
         assert_eq!(
@@ -1588,6 +1647,16 @@ mod tests {
                 gone.display()
             )]
         );
+    }
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("search", "serach"), 2);
+        assert_eq!(edit_distance("read", "read"), 0);
+        assert_eq!(edit_distance("vcs", "network"), 7);
+        assert_eq!(edit_distance("", "ab"), 2);
+        assert!(unknown_category("serach", CONTRACT_CATEGORIES).contains("did you mean `search`?"));
+        assert!(!unknown_category("fancy", CONTRACT_CATEGORIES).contains("did you mean"));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
 use crate::builtin;
-use crate::config::{Config, PluginConfig, PluginSource};
+use crate::config::{CONTRACT_CATEGORIES, Config, PluginConfig, PluginSource, unknown_category};
 use crate::engine::{Capacity, Engine};
 use crate::plugin::{Imports, Plugin, PluginSetup, ToolSpec};
 use crate::sandbox::Grants;
@@ -51,9 +51,6 @@ pub struct Toolbox {
     errors: Vec<String>,
     warnings: Vec<String>,
 }
-
-/// The six categories of the contract; plugins may declare others.
-pub const BUILTIN_CATEGORIES: &[&str] = &["read", "search", "write", "execute", "vcs", "network"];
 
 impl Toolbox {
     /// Loads every plugin of `config`. A plugin that fails to load is
@@ -106,30 +103,28 @@ impl Toolbox {
             .iter()
             .chain(&self.disabled)
             .map(|route| route.spec.category.as_str())
-            .filter(|category| !BUILTIN_CATEGORIES.contains(category))
+            .filter(|category| !CONTRACT_CATEGORIES.contains(category))
             .collect();
         declared.sort_unstable();
         declared.dedup();
-        let known: Vec<&str> = BUILTIN_CATEGORIES.iter().copied().chain(declared).collect();
+        let known: Vec<&str> = CONTRACT_CATEGORIES
+            .iter()
+            .copied()
+            .chain(declared)
+            .collect();
         for category in &config.categories {
             if known.contains(&category.as_str()) {
                 continue;
             }
-            let hint = known
-                .iter()
-                .find(|k| edit_distance(k, category) <= 2)
-                .map(|k| format!("did you mean `{k}`? "))
-                .unwrap_or_default();
             let unsure = if self.failures.is_empty() {
                 ""
             } else {
                 " (a plugin that did not load may declare it)"
             };
             self.errors.push(format!(
-                "{}: [server] categories: unknown category `{category}`; {hint}the known \
-                 categories are {}{unsure}",
+                "{}: [server] categories: {}{unsure}",
                 config.source,
-                known.join(", ")
+                unknown_category(category, &known)
             ));
         }
     }
@@ -247,24 +242,6 @@ impl Toolbox {
             )
         })
     }
-}
-
-/// The Levenshtein distance between two short strings.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
 }
 
 /// Whether `spec` is served: its category is enabled and it passes the
@@ -389,17 +366,4 @@ fn load_plugin(engine: &Arc<Engine>, imports: &Imports, config: &PluginConfig) -
         "plugin loaded"
     );
     Ok(plugin)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn edit_distances() {
-        assert_eq!(edit_distance("search", "serach"), 2);
-        assert_eq!(edit_distance("read", "read"), 0);
-        assert_eq!(edit_distance("vcs", "network"), 7);
-        assert_eq!(edit_distance("", "ab"), 2);
-    }
 }

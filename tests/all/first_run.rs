@@ -371,12 +371,13 @@ async fn configuration_errors_exit_2_everywhere_and_categories_are_checked() {
         assert!(out.stderr.contains("broken.toml"), "{out:?}");
     }
 
+    // With builtins only, a misspelt category is a configuration error.
     let misspelt = project.write(
         "misspelt.toml",
         "[server]\ncategories = [\"read\", \"serach\"]\n\n[[plugin]]\nname = \"fs\"\npath = \"builtin:fs\"\n",
     );
-    let out = cli(&["check", "--config", &misspelt.display().to_string()]).await;
-    assert_eq!(out.code(), 1, "{out:?}");
+    let out = cli(&["serve", "--config", &misspelt.display().to_string()]).await;
+    assert_eq!(out.code(), 2, "{out:?}");
     assert!(out.stderr.contains("unknown category `serach`"), "{out:?}");
     assert!(out.stderr.contains("did you mean `search`?"), "{out:?}");
     assert!(
@@ -384,6 +385,20 @@ async fn configuration_errors_exit_2_everywhere_and_categories_are_checked() {
             .contains("read, search, write, execute, vcs, network"),
         "{out:?}"
     );
+
+    // With a component file, which may declare categories of its own, it is found once the
+    // plugins are loaded: `check` fails on it.
+    let probe = project.probe();
+    let with_plugin = project.write(
+        "with-plugin.toml",
+        format!(
+            "[server]\ncategories = [\"read\", \"serach\"]\n\n[[plugin]]\nname = \"probe\"\npath = {probe:?}\n"
+        ),
+    );
+    let out = cli(&["check", "--config", &with_plugin.display().to_string()]).await;
+    assert_eq!(out.code(), 1, "{out:?}");
+    assert!(out.stderr.contains("unknown category `serach`"), "{out:?}");
+    assert!(out.stderr.contains("did you mean `search`?"), "{out:?}");
 }
 
 /// Class: `--http localhost:PORT` is an address, not "invalid socket address syntax".
