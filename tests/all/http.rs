@@ -404,6 +404,31 @@ async fn raw_post(
         .expect("the request is sent")
 }
 
+/// Sets the session's log level to `warning` (ids 2 and 3), then calls the `log` tool, which
+/// logs `name` at warning and a debug line, and checks the call's answer.
+async fn log_at_warning(client: &reqwest::Client, server: &HttpServer, session: &str, name: &str) {
+    let set = raw_post(
+        client,
+        server,
+        session,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "warning"}}),
+    )
+    .await;
+    assert!(set.status().is_success());
+    let body = raw_post(
+        client,
+        server,
+        session,
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": "log", "arguments": {"name": name}}}),
+    )
+    .await
+    .text()
+    .await
+    .expect("read the response stream");
+    assert!(body.contains("logged"), "{body}");
+}
+
 #[tokio::test]
 async fn logging_over_http() {
     let (_fixture, config) = fs_fixture();
@@ -437,26 +462,7 @@ async fn logging_reaches_the_get_stream(config: &std::path::Path) {
     .await
     .expect("GET is sent");
     assert!(stream.status().is_success(), "{}", stream.status());
-    let set = raw_post(
-        &client,
-        &server,
-        &session,
-        json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "warning"}}),
-    )
-    .await;
-    assert!(set.status().is_success());
-    let body = raw_post(
-        &client,
-        &server,
-        &session,
-        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-               "params": {"name": "log", "arguments": {"name": "over http"}}}),
-    )
-    .await
-    .text()
-    .await
-    .expect("read the response stream");
-    assert!(body.contains("logged"), "{body}");
+    log_at_warning(&client, &server, &session, "over http").await;
     let mut events = String::new();
     while !events.contains("over http") {
         let chunk = within("a log message on the GET stream", stream.chunk())
@@ -945,26 +951,7 @@ async fn a_dropped_get_stream_resumes_with_the_log_messages_it_missed() {
     let last = priming.id.expect("an event id");
     drop(stream);
 
-    let set = raw_post(
-        &client,
-        &server,
-        &session,
-        json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "warning"}}),
-    )
-    .await;
-    assert!(set.status().is_success());
-    let body = raw_post(
-        &client,
-        &server,
-        &session,
-        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-               "params": {"name": "log", "arguments": {"name": "while away"}}}),
-    )
-    .await
-    .text()
-    .await
-    .expect("read the response stream");
-    assert!(body.contains("logged"), "{body}");
+    log_at_warning(&client, &server, &session, "while away").await;
 
     let mut resumed = resume(&server, &session, &last).await;
     let priming = resumed.next().await.expect("a priming event");

@@ -151,10 +151,7 @@ async fn blocked_calls_give_their_slots_back_at_the_deadline() {
     let mut server = RawServer::spawn(&config, &[]);
     server.initialize().await;
     for id in [1, 2] {
-        server
-            .send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                "params": {"name": "sleep", "arguments": {"n": 3_600_000}}}))
-            .await;
+        send_hour_long_sleep(&mut server, id).await;
     }
     let ping = server.request(10, "ping", json!({})).await;
     assert!(ping.get("result").is_some(), "{ping}");
@@ -188,10 +185,7 @@ async fn a_call_that_never_gets_a_slot_says_so_at_its_deadline() {
     server.initialize().await;
     // Once the tools are loaded, the first call takes the slot before the second asks.
     server.request(9, "tools/list", json!({})).await;
-    server
-        .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": {"name": "sleep", "arguments": {"n": 3_600_000}}}))
-        .await;
+    send_hour_long_sleep(&mut server, 1).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let waiting = server.call(2, "ok", json!({})).await;
     let text = error_text(&waiting);
@@ -209,10 +203,7 @@ async fn cancelling_blocked_calls_frees_their_slots() {
     let mut server = RawServer::spawn(&config, &[]);
     server.initialize().await;
     for id in [1, 2] {
-        server
-            .send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                "params": {"name": "sleep", "arguments": {"n": 3_600_000}}}))
-            .await;
+        send_hour_long_sleep(&mut server, id).await;
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     for id in [1, 2] {
@@ -489,4 +480,12 @@ async fn every_pipelined_line_is_answered_exactly_once() {
 /// A line that is not JSON.
 fn continue_line(i: i64) -> String {
     format!("{{\"jsonrpc\": \"2.0\", \"id\": {i}, oops")
+}
+
+/// Sends, without waiting for its answer, a call `id` that sleeps for an hour.
+async fn send_hour_long_sleep(server: &mut RawServer, id: i64) {
+    server
+        .send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "sleep", "arguments": {"n": 3_600_000}}}))
+        .await;
 }
