@@ -24,30 +24,19 @@
 //! (exit 0 even when the matches differ).
 
 use std::collections::BTreeSet;
-use std::error::Error;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Instant;
 
-use nix::sys::resource::{UsageWho, getrusage};
-use nix::sys::time::TimeVal;
-use serde_json::{Value, json};
+use serde_json::json;
+use toolcell_bench::{
+    Result, Sample, Server, build_toolcell, children_cpu, own_cpu, ratio, summary, workspace_root,
+};
 use toolcell_plugin_search::grep::{GrepOptions, grep};
 use toolcell_plugin_search::vfs::StdFs;
 
-type Result<T, E = Box<dyn Error>> = std::result::Result<T, E>;
-
 /// One match: path, line number, line text.
 type Hit = (String, u64, String);
-
-/// One timed run: elapsed time, and the CPU time (user + system) the
-/// searching process spent, which a busy machine distorts much less.
-#[derive(Clone, Copy)]
-struct Sample {
-    wall: Duration,
-    cpu: Duration,
-}
 
 /// A literal, a regex with an inner literal, and one with a literal suffix
 /// only: 223, 1,394 and 657 matches in the default tree.
@@ -102,7 +91,7 @@ fn parse_args(root: &Path) -> Result<Args> {
 }
 
 fn main() -> Result<()> {
-    let root = std::fs::canonicalize(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))?;
+    let root = workspace_root()?;
     let args = parse_args(&root)?;
     std::fs::create_dir_all(&args.dir)?;
     let tree = std::fs::canonicalize(&args.dir)?;
@@ -133,7 +122,7 @@ fn main() -> Result<()> {
         ),
     }
 
-    let mut server = Server::start(&toolcell, &tree)?;
+    let mut server = start_server(&toolcell, &tree)?;
     let mut all_equal = true;
     let mut worst: f64 = 0.0;
     for pattern in &args.patterns {
@@ -144,8 +133,8 @@ fn main() -> Result<()> {
             None => None,
         };
         let (_, native_hits) = run_native(&tree, pattern)?;
-        server.grep(&tree, pattern)?;
-        let (_, tool_hits, files_searched) = server.grep(&tree, pattern)?;
+        tool_grep(&mut server, &tree, pattern)?;
+        let (_, tool_hits, files_searched) = tool_grep(&mut server, &tree, pattern)?;
 
         let mut rg_times = Vec::new();
         let mut native_times = Vec::new();
@@ -155,7 +144,7 @@ fn main() -> Result<()> {
                 rg_times.push(run_rg(&tree, pattern)?.0);
             }
             native_times.push(run_native(&tree, pattern)?.0);
-            tool_times.push(server.grep(&tree, pattern)?.0);
+            tool_times.push(tool_grep(&mut server, &tree, pattern)?.0);
         }
         if let Some(hits) = &rg_hits {
             println!(
@@ -174,8 +163,6 @@ fn main() -> Result<()> {
             summary(&tool_times),
             tool_hits.len()
         );
-        let ratio =
-            |a: &[Sample], b: &[Sample]| (ms(wall(a)) / ms(wall(b)), ms(cpu(a)) / ms(cpu(b)));
         let mut equal = tool_hits == native_hits;
         if native_hits != tool_hits {
             report_difference("the native build", &native_hits, &tool_hits);
@@ -210,34 +197,6 @@ fn main() -> Result<()> {
         std::process::exit(1);
     }
     Ok(())
-}
-
-fn ms(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1000.0
-}
-
-fn median(times: impl Iterator<Item = Duration>) -> Duration {
-    let mut sorted: Vec<Duration> = times.collect();
-    sorted.sort();
-    sorted.get(sorted.len() / 2).copied().unwrap_or_default()
-}
-
-fn wall(samples: &[Sample]) -> Duration {
-    median(samples.iter().map(|sample| sample.wall))
-}
-
-fn cpu(samples: &[Sample]) -> Duration {
-    median(samples.iter().map(|sample| sample.cpu))
-}
-
-fn summary(samples: &[Sample]) -> String {
-    let min = samples.iter().map(|s| s.wall).min().unwrap_or_default();
-    format!(
-        "wall {:6.1} ms (min {:6.1}), cpu {:6.1} ms",
-        ms(wall(samples)),
-        ms(min),
-        ms(cpu(samples)),
-    )
 }
 
 fn report_difference(what: &str, expected: &BTreeSet<Hit>, got: &BTreeSet<Hit>) {
@@ -458,23 +417,6 @@ fn rg_version() -> Option<String> {
     Some(text.lines().next()?.trim().to_string())
 }
 
-/// The CPU time of this process's finished children.
-fn children_cpu() -> Result<Duration> {
-    let usage = getrusage(UsageWho::RUSAGE_CHILDREN)?;
-    Ok(timeval(usage.user_time()) + timeval(usage.system_time()))
-}
-
-/// The CPU time of this process.
-fn own_cpu() -> Result<Duration> {
-    let usage = getrusage(UsageWho::RUSAGE_SELF)?;
-    Ok(timeval(usage.user_time()) + timeval(usage.system_time()))
-}
-
-fn timeval(time: TimeVal) -> Duration {
-    let micros = time.tv_sec() * 1_000_000 + time.tv_usec();
-    Duration::from_micros(u64::try_from(micros).unwrap_or(0))
-}
-
 /// One `rg -j1` run: its time and matches.
 fn run_rg(tree: &Path, pattern: &str) -> Result<(Sample, BTreeSet<Hit>)> {
     let cpu_before = children_cpu()?;
@@ -529,171 +471,60 @@ fn run_native(tree: &Path, pattern: &str) -> Result<(Sample, BTreeSet<Hit>)> {
     Ok((Sample { wall, cpu }, hits))
 }
 
-fn build_toolcell(root: &Path) -> Result<PathBuf> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    println!("\nbuilding toolcell (release) ...");
-    let status = Command::new(cargo)
-        .current_dir(root)
-        .args(["build", "--release", "-p", "toolcell", "--bin", "toolcell"])
-        .status()?;
-    if !status.success() {
-        return Err("cargo build --release -p toolcell failed".into());
-    }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    Ok(target.join("release").join("toolcell"))
+/// Starts `toolcell serve` with the builtin search plugin mounted on `tree`.
+fn start_server(toolcell: &Path, tree: &Path) -> Result<Server> {
+    let config_dir = tree.parent().ok_or("the tree has no parent")?;
+    let config = config_dir.join("grep-bench.toml");
+    let name = tree
+        .file_name()
+        .and_then(|name| name.to_str())
+        .ok_or("the tree's name is not UTF-8")?;
+    // Generous limits: the benchmark wants every match, not the tool's defaults.
+    std::fs::write(
+        &config,
+        format!(
+            "[limits]\ntimeout_ms = 300000\nmemory_mb = 1024\nmax_output_bytes = 67108864\n\n\
+             [[plugin]]\nname = \"search\"\npath = \"builtin:search\"\n\
+             mounts = [{{ host = \"{name}\", mode = \"ro\" }}]\n\
+             config = {{ max_output_bytes = \"60000000\" }}\n"
+        ),
+    )?;
+    Server::start(toolcell, &config, "grep-bench")
 }
 
-/// `toolcell serve` spoken to in newline-delimited JSON-RPC.
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: i64,
-}
-
-impl Server {
-    /// Starts `toolcell serve` with the search plugin mounted on `tree`.
-    fn start(toolcell: &Path, tree: &Path) -> Result<Server> {
-        let config_dir = tree.parent().ok_or("the tree has no parent")?;
-        let config = config_dir.join("grep-bench.toml");
-        let name = tree
-            .file_name()
-            .and_then(|name| name.to_str())
-            .ok_or("the tree's name is not UTF-8")?;
-        // Generous limits: the benchmark wants every match, not the tool's defaults.
-        std::fs::write(
-            &config,
-            format!(
-                "[limits]\ntimeout_ms = 300000\nmemory_mb = 1024\nmax_output_bytes = 67108864\n\n\
-                 [[plugin]]\nname = \"search\"\npath = \"builtin:search\"\n\
-                 mounts = [{{ host = \"{name}\", mode = \"ro\" }}]\n\
-                 config = {{ max_output_bytes = \"60000000\" }}\n"
-            ),
-        )?;
-        let mut child = Command::new(toolcell)
-            .arg("serve")
-            .arg("--config")
-            .arg(config)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", toolcell.display()))?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
-        let mut server = Server {
-            child,
-            stdin,
-            stdout,
-            next_id: 0,
-        };
-        server.request(
-            "initialize",
-            json!({
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "grep-bench", "version": "0"}
-            }),
-        )?;
-        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-        Ok(server)
+/// One `tools/call grep` over `tree`: its time, matches and files searched.
+fn tool_grep(
+    server: &mut Server,
+    tree: &Path,
+    pattern: &str,
+) -> Result<(Sample, BTreeSet<Hit>, u64)> {
+    let arguments = json!({
+        "pattern": pattern,
+        "path": tree.display().to_string(),
+        "max_results": 100000,
+    });
+    let (sample, result) = server.call("grep", arguments)?;
+    let structured = &result["structuredContent"];
+    if structured["truncated"] == json!(true) {
+        return Err(format!(
+            "the grep result was truncated ({}); pick a pattern with fewer matches",
+            structured["note"]
+        )
+        .into());
     }
-
-    fn send(&mut self, message: &Value) -> Result<()> {
-        let mut line = serde_json::to_vec(message)?;
-        line.push(b'\n');
-        self.stdin.write_all(&line)?;
-        self.stdin.flush()?;
-        Ok(())
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Result<Value> {
-        self.next_id += 1;
-        let id = self.next_id;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if self.stdout.read_line(&mut line)? == 0 {
-                return Err("the server closed its stdout".into());
-            }
-            let message: Value = serde_json::from_str(&line)?;
-            if message["id"] == json!(id) {
-                if let Some(error) = message.get("error") {
-                    return Err(format!("{method} failed: {error}").into());
-                }
-                return Ok(message["result"].clone());
+    let mut hits = BTreeSet::new();
+    for file in structured["files"].as_array().into_iter().flatten() {
+        let path = file["path"].as_str().unwrap_or_default();
+        for line in file["lines"].as_array().into_iter().flatten() {
+            if line["context"] != json!(true) {
+                hits.insert((
+                    path.to_string(),
+                    line["line"].as_u64().unwrap_or_default(),
+                    line["text"].as_str().unwrap_or_default().to_string(),
+                ));
             }
         }
     }
-}
-
-/// The CPU time all threads of process `pid` have used so far (the first
-/// field of each `/proc/PID/task/TID/schedstat`, in nanoseconds).
-fn process_cpu(pid: u32) -> Duration {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return Duration::ZERO;
-    };
-    let nanos: u64 = tasks
-        .filter_map(|task| task.ok())
-        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
-        .filter_map(|text| text.split_whitespace().next()?.parse::<u64>().ok())
-        .sum();
-    Duration::from_nanos(nanos)
-}
-
-impl Server {
-    /// One `tools/call grep` over `tree`: its time, matches and files searched.
-    fn grep(&mut self, tree: &Path, pattern: &str) -> Result<(Sample, BTreeSet<Hit>, u64)> {
-        let arguments = json!({
-            "pattern": pattern,
-            "path": tree.display().to_string(),
-            "max_results": 100000,
-        });
-        let pid = self.child.id();
-        let cpu_before = process_cpu(pid);
-        let start = Instant::now();
-        let result = self.request(
-            "tools/call",
-            json!({"name": "grep", "arguments": arguments}),
-        )?;
-        let wall = start.elapsed();
-        let cpu = process_cpu(pid).saturating_sub(cpu_before);
-        if result["isError"] == json!(true) {
-            return Err(format!("grep failed: {}", result["content"]).into());
-        }
-        let structured = &result["structuredContent"];
-        if structured["truncated"] == json!(true) {
-            return Err(format!(
-                "the grep result was truncated ({}); pick a pattern with fewer matches",
-                structured["note"]
-            )
-            .into());
-        }
-        let mut hits = BTreeSet::new();
-        for file in structured["files"].as_array().into_iter().flatten() {
-            let path = file["path"].as_str().unwrap_or_default();
-            for line in file["lines"].as_array().into_iter().flatten() {
-                if line["context"] != json!(true) {
-                    hits.insert((
-                        path.to_string(),
-                        line["line"].as_u64().unwrap_or_default(),
-                        line["text"].as_str().unwrap_or_default().to_string(),
-                    ));
-                }
-            }
-        }
-        let files_searched = structured["files_searched"].as_u64().unwrap_or_default();
-        Ok((Sample { wall, cpu }, hits, files_searched))
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        // Closing stdin ends the server; kill it if it lingers.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    let files_searched = structured["files_searched"].as_u64().unwrap_or_default();
+    Ok((sample, hits, files_searched))
 }
