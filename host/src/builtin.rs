@@ -30,7 +30,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("fs", &["max_file_bytes", "max_diff_bytes"]),
     builtin!("search", &["max_output_bytes"]),
     builtin!("research", &["arxiv_base_url"]),
-    builtin!("git", &[]),
+    builtin!("git", &["max_output_bytes"]),
 ];
 
 /// The builtins the embedded default configuration serves, each with the

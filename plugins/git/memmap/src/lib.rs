@@ -20,7 +20,7 @@
 //! benchmark), where a map is what it should stay.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::ops::Deref;
 
 /// The bytes of a file, read whole when it was "mapped".
@@ -30,8 +30,18 @@ pub struct Mmap {
 }
 
 impl Mmap {
-    /// Reads `file` from its current position to its end.
+    /// Reads `file` whole, from its start, and leaves its position where it
+    /// was: a map does not move the file's cursor, and gix reads on from it
+    /// (the index's checksum is hashed through the same handle).
     fn read(mut file: &File) -> io::Result<Mmap> {
+        let position = file.stream_position()?;
+        file.seek(SeekFrom::Start(0))?;
+        let bytes = Mmap::read_to_end(file);
+        file.seek(SeekFrom::Start(position))?;
+        bytes
+    }
+
+    fn read_to_end(mut file: &File) -> io::Result<Mmap> {
         let hint = file
             .metadata()
             .ok()
