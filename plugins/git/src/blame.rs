@@ -94,6 +94,7 @@ pub fn git_blame(args: BlameArgs) -> Result<Output, Error> {
         options.ranges = gix::blame::BlameRanges::from_one_based_inclusive_range(start..=end)
             .map_err(|e| fail("invalid line range", e))?;
     }
+    options.since = shallow_edge(&repo)?;
     let outcome = repo
         .blame_file(path.as_bstr(), commit.id, options)
         .map_err(|e| fail(&format!("cannot blame `{path}` at `{rev}`"), e))?;
@@ -149,6 +150,26 @@ pub fn git_blame(args: BlameArgs) -> Result<Output, Error> {
         },
         text,
     )
+}
+
+/// In a shallow clone, the time just after the newest commit at its edge:
+/// blame stops there (the edge's parents are not in the repository) and
+/// gives the lines it has not placed yet to the commit where it stopped, as
+/// git does. (A commit older than the newest edge on another line of history
+/// stops the blame too.)
+fn shallow_edge(repo: &gix::Repository) -> Result<Option<gix::date::Time>, Error> {
+    let Ok(Some(edge)) = repo.shallow_commits() else {
+        return Ok(None);
+    };
+    let mut newest = None;
+    for id in edge.iter() {
+        let Ok(commit) = repo.find_commit(*id) else {
+            continue;
+        };
+        let time = commit.time().map_err(|e| fail("cannot read a commit", e))?;
+        newest = newest.max(Some(time.seconds));
+    }
+    Ok(newest.map(|seconds| gix::date::Time::new(seconds + 1, 0)))
 }
 
 fn describe(repo: &gix::Repository, id: ObjectId) -> Result<BlameCommit, Error> {

@@ -185,7 +185,8 @@ pub struct FileChange {
     pub old: Option<Side>,
     /// The new side (none when deleted).
     pub new: Option<Side>,
-    /// How similar the two sides of a rename or copy are, in percent.
+    /// How similar the two sides of a rename or copy are, in percent, when
+    /// known already; otherwise computed when shown.
     pub similarity: Option<u32>,
 }
 
@@ -222,10 +223,6 @@ fn within(location: &BStr, path: Option<&BString>) -> bool {
 
 fn rewrites() -> gix::diff::Rewrites {
     gix::diff::Rewrites::default()
-}
-
-fn percent(stats: Option<gix::diff::blob::DiffLineStats>) -> u32 {
-    stats.map_or(100, |stats| (stats.similarity * 100.0).round() as u32)
 }
 
 fn commit_tree<'r>(commit: &gix::Commit<'r>) -> Result<gix::Tree<'r>, Error> {
@@ -306,7 +303,7 @@ pub fn tree_changes(
                 kind: if copy { Kind::Copied } else { Kind::Renamed },
                 old: Some(side(&source_location, source_entry_mode, source_id)),
                 new: Some(side(&location, entry_mode, id)),
-                similarity: Some(percent(diff)),
+                similarity: diff.is_none().then_some(100),
             },
             _ => continue,
         };
@@ -662,7 +659,10 @@ impl<'r> Renderer<'r> {
                         old.mode, new.mode
                     ));
                 }
-                if let Some(similarity) = change.similarity {
+                if matches!(change.kind, Kind::Renamed | Kind::Copied) {
+                    let similarity = change
+                        .similarity
+                        .unwrap_or_else(|| similarity(old_bytes, new_bytes));
                     let verb = if change.kind == Kind::Copied {
                         "copy"
                     } else {
@@ -705,7 +705,9 @@ impl<'r> Renderer<'r> {
         if stat.binary {
             text.push_str(&format!("Binary files {a} and {b} differ\n"));
         } else if !hunks.is_empty() {
-            text.push_str(&format!("--- {a}\n+++ {b}\n"));
+            // Like GNU diff, git ends a file name holding a space with a tab.
+            let tab = |name: &str| if name.contains(' ') { "\t" } else { "" };
+            text.push_str(&format!("--- {a}{}\n+++ {b}{}\n", tab(&a), tab(&b)));
             text.push_str(&hunks);
         }
         Ok((stat, text))
@@ -751,6 +753,28 @@ pub fn quote(path: &str) -> String {
     }
     quoted.push('"');
     quoted
+}
+
+/// How much of `old` survives in `new`, in percent of the larger: the
+/// bytes of the lines a line diff keeps (git measures in chunks of bytes,
+/// so its figure can differ by a little).
+fn similarity(old: &[u8], new: &[u8]) -> u32 {
+    let larger = old.len().max(new.len());
+    if larger == 0 {
+        return 100;
+    }
+    let input = InternedInput::new(old, new);
+    let diff = Diff::compute(Algorithm::Myers, &input);
+    let removed: usize = diff
+        .hunks()
+        .map(|hunk| {
+            input.before[hunk.before.start as usize..hunk.before.end as usize]
+                .iter()
+                .map(|token| input.interner[*token].len())
+                .sum::<usize>()
+        })
+        .sum();
+    ((old.len() - removed) * 100 / larger) as u32
 }
 
 /// Appends the unified hunks from `old` to `new` to `out` when `render`;

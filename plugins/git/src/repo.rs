@@ -19,7 +19,9 @@ pub fn open(repo: Option<&str>) -> Result<gix::Repository, Error> {
     if let Err(error) = std::fs::metadata(&path) {
         return Err(Error::io(&path, error));
     }
-    let options = gix::open::Options::isolated();
+    // The sandbox shows no permission bits, so every executable file would
+    // look changed: compare contents only, as git does with this setting.
+    let options = gix::open::Options::isolated().config_overrides(["core.fileMode=false"]);
     let mut repo =
         gix::open_opts(&path, options).map_err(|error| not_a_repository(&path, &error))?;
     // Commits and trees are read over and over by walks, diffs and blame.
