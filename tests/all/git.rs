@@ -94,7 +94,7 @@ fn commit(dir: &Path, message: &str) {
 
 /// A history with a merge, a rename, a binary file, a non-ASCII path, a deletion, a mode change
 /// and an annotated tag, in `dir`.
-fn history(dir: &Path) {
+pub(crate) fn history(dir: &Path) {
     init(dir);
     let lines: String = (1..=40).map(|n| format!("line {n}\n")).collect();
     write(
