@@ -660,7 +660,7 @@ async fn conflicts_detached_head_upstream_empty_and_shallow_repositories() {
         .call("git_log", json!({"repo": repo(&empty)}))
         .await
         .error_text();
-    assert!(log.contains("HEAD"), "{log}");
+    assert!(log.contains("no commits yet"), "{log}");
 
     let status = structured(&server, "git_status", json!({"repo": repo(&clone)})).await;
     assert_eq!(
@@ -798,6 +798,21 @@ async fn repositories_cannot_read_outside_the_mount_or_run_anything() {
             "{tool_args:?} leaked: {result:?}"
         );
     }
+
+    // Each refusal says why.
+    let borrowed_log = server
+        .call("git_log", json!({"repo": repo(&borrowed)}))
+        .await
+        .error_text();
+    assert!(borrowed_log.contains("alternates"), "{borrowed_log}");
+    let pointer_log = server
+        .call("git_log", json!({"repo": repo(&pointer)}))
+        .await
+        .error_text();
+    assert!(
+        pointer_log.contains("not a git repository"),
+        "{pointer_log}"
+    );
 
     for (tool, args) in [
         ("git_status", json!({"repo": repo(&drivers)})),

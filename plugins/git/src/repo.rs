@@ -44,15 +44,41 @@ fn not_a_repository(path: &Path, error: &dyn std::fmt::Display) -> Error {
 
 /// The commit `rev` names (a tag is peeled to its commit).
 pub fn commit<'r>(repo: &'r gix::Repository, rev: &str) -> Result<gix::Commit<'r>, Error> {
-    let id = repo
-        .rev_parse_single(rev)
-        .map_err(|e| fail(&format!("unknown revision `{rev}`"), e))?;
+    let id = repo.rev_parse_single(rev).map_err(|e| {
+        if rev == "HEAD" && repo.head().is_ok_and(|head| head.is_unborn()) {
+            return Error::new("the repository has no commits yet (HEAD is an unborn branch)");
+        }
+        fail(
+            &format!("cannot resolve the revision `{rev}`{}", borrowed(repo)),
+            e,
+        )
+    })?;
     let object = id
         .object()
-        .map_err(|e| fail(&format!("cannot read `{rev}`"), e))?;
+        .map_err(|e| fail(&format!("cannot read `{rev}`{}", borrowed(repo)), e))?;
     object
         .peel_to_commit()
         .map_err(|e| fail(&format!("`{rev}` does not name a commit"), e))
+}
+
+/// A note for errors about missing objects when the repository borrows
+/// objects from elsewhere (`objects/info/alternates`): the sandbox lets it
+/// read only what lies in the mounts.
+pub fn borrowed(repo: &gix::Repository) -> String {
+    let alternates = repo.common_dir().join("objects/info/alternates");
+    match std::fs::read_to_string(&alternates) {
+        Ok(list) => format!(
+            " (this repository borrows objects through `{}` from {}; only objects inside the \
+             mounts can be read)",
+            alternates.display(),
+            list.lines()
+                .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+                .map(|line| format!("`{}`", line.trim()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Err(_) => String::new(),
+    }
 }
 
 /// The working tree of `repo`, or an error for a bare repository.

@@ -100,7 +100,12 @@ pub fn items(
     };
     let platform = repo
         .status(gix::progress::Discard)
-        .map_err(|e| fail("cannot compute the status", e))?
+        .map_err(|e| {
+            fail(
+                &format!("cannot compute the status{}", repo::borrowed(repo)),
+                e,
+            )
+        })?
         .untracked_files(mode)
         .index_worktree_rewrites(None)
         .tree_index_track_renames(gix::status::tree_index::TrackRenames::Given(
@@ -111,12 +116,20 @@ pub fn items(
         .cloned()
         .into_iter()
         .collect();
-    let iter = platform
-        .into_iter(patterns)
-        .map_err(|e| fail("cannot compute the status", e))?;
+    let iter = platform.into_iter(patterns).map_err(|e| {
+        fail(
+            &format!("cannot compute the status{}", repo::borrowed(repo)),
+            e,
+        )
+    })?;
     let mut items = Vec::new();
     for item in iter {
-        let item = item.map_err(|e| fail("cannot compute the status", e))?;
+        let item = item.map_err(|e| {
+            fail(
+                &format!("cannot compute the status{}", repo::borrowed(repo)),
+                e,
+            )
+        })?;
         let keep = match &item {
             gix::status::Item::TreeIndex(_) => staged,
             gix::status::Item::IndexWorktree(_) => unstaged,
