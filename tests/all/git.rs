@@ -846,3 +846,57 @@ async fn repositories_cannot_read_outside_the_mount_or_run_anything() {
     assert_eq!(log["commits"].as_array().unwrap().len(), 1);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn output_stops_at_the_cap_with_a_note() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    history(&dir);
+    let big: String = (0..2000)
+        .map(|n| format!("a longer line number {n}\n"))
+        .collect();
+    write(&dir, "big.txt", &big);
+    commit(&dir, "a big file");
+    fixture.config(
+        r#"
+[[plugin]]
+name = "git"
+path = "builtin:git"
+mounts = [{ host = "data", mode = "ro" }]
+config = { max_output_bytes = "1200" }
+"#,
+    );
+    let server = Server::start(&fixture.path("plugins.toml")).await;
+
+    let diff = server
+        .call("git_diff", json!({"from": "HEAD~1", "to": "HEAD"}))
+        .await;
+    let text = diff.ok_text();
+    assert!(text.len() < 1200, "{}", text.len());
+    assert!(text.contains("output cap reached"), "{text}");
+    assert_eq!(diff.structured()["truncated"], json!(true));
+
+    let show = server
+        .call("git_show", json!({"rev": "HEAD", "path": "big.txt"}))
+        .await
+        .ok_text();
+    assert!(
+        show.len() < 1200 && show.contains("output cap reached"),
+        "{show}"
+    );
+
+    let blame = server.call("git_blame", json!({"path": "big.txt"})).await;
+    assert!(blame.ok_text().contains("output cap reached"));
+    assert_eq!(blame.structured()["truncated"], json!(true));
+
+    let log = server.call("git_log", json!({"max_count": 100})).await;
+    let shown = log.structured()["commits"].as_array().unwrap().len();
+    assert!(shown < 8, "{shown}");
+    assert_eq!(log.structured()["more"], json!(true));
+    assert!(
+        log.ok_text().contains(&format!("skip={shown}")),
+        "{}",
+        log.text()
+    );
+    server.stop().await;
+}

@@ -38,7 +38,7 @@ pub struct BlameReport {
     pub hunks: Vec<BlameHunk>,
     /// The commits named by the hunks.
     pub commits: Vec<BlameCommit>,
-    /// Whether the text stopped at the output cap.
+    /// Whether the output cap cut the text, or left hunks or commits out.
     pub truncated: bool,
 }
 

@@ -59,7 +59,7 @@ pub struct DiffArgs {
 pub struct DiffReport {
     /// The changed files, sorted by path.
     pub files: Vec<FileStat>,
-    /// Whether the text stopped at the output cap before the last file.
+    /// Whether the output cap cut the text before the last file, or left files out of `files`.
     pub truncated: bool,
 }
 
@@ -119,7 +119,9 @@ pub fn git_diff(args: DiffArgs) -> Result<Output, Error> {
     } else {
         renderer.patch(&changes)?
     };
-    let truncated = renderer.text.truncated;
+    let mut files = files;
+    let mut budget = max / 2;
+    let truncated = repo::fit(&mut files, &mut budget) | renderer.text.truncated;
     let note = format!(
         "(output cap reached: the diff stops here; {} files changed in all; narrow it with \
          `path`, or use `stat`)",

@@ -132,6 +132,10 @@ pub fn git_log(args: LogArgs) -> Result<Output, Error> {
         commits.push(info);
     }
 
+    let mut budget = repo::max_output_bytes() / 2;
+    if repo::fit(&mut commits, &mut budget) {
+        more = true;
+    }
     let mut text = Text::new(repo::max_output_bytes() / 2);
     let mut shown = 0;
     for commit in &commits {

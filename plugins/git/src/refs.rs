@@ -32,6 +32,8 @@ pub struct BranchesReport {
     pub branches: Vec<Ref>,
     /// Tags, sorted by name.
     pub tags: Vec<Ref>,
+    /// Whether some were left out to stay under the output cap.
+    pub truncated: bool,
 }
 
 /// A branch or tag.
@@ -78,6 +80,12 @@ pub fn git_branches(args: BranchesArgs) -> Result<Output, Error> {
     collect(tag_refs, false, &mut tags)?;
     branches.sort_by(|a, b| (a.remote, &a.name).cmp(&(b.remote, &b.name)));
     tags.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut budget = repo::max_output_bytes() / 2;
+    let truncated = [
+        repo::fit(&mut branches, &mut budget),
+        repo::fit(&mut tags, &mut budget),
+    ]
+    .contains(&true);
 
     let mut text = Text::new(repo::max_output_bytes() / 2);
     match (&current, &head_id) {
@@ -108,12 +116,16 @@ pub fn git_branches(args: BranchesArgs) -> Result<Output, Error> {
             tag.commit.as_deref().unwrap_or("(unresolved)")
         ));
     }
-    let text = text.finish("(output cap reached; the structured content has every entry)");
+    if truncated {
+        text.push("(output cap reached: some branches or tags are left out)\n");
+    }
+    let text = text.finish("(output cap reached; the listing stops here)");
     let report = BranchesReport {
         current,
         head: head_id,
         branches,
         tags,
+        truncated,
     };
     Output::structured(&report, text)
 }

@@ -148,6 +148,25 @@ pub fn max_output_bytes() -> usize {
         .unwrap_or(DEFAULT_MAX_OUTPUT_BYTES)
 }
 
+/// Keeps the first of `items` whose JSON fits in what is left of `budget`,
+/// and takes their size from it; returns whether any were dropped. The
+/// structured content of a result counts against the host's output cap as
+/// much as its text does.
+pub fn fit<T: toolcell_sdk::serde::Serialize>(items: &mut Vec<T>, budget: &mut usize) -> bool {
+    for (index, item) in items.iter().enumerate() {
+        // A few bytes for the comma and the field around the list.
+        let size =
+            toolcell_sdk::serde_json::to_string(item).map_or(usize::MAX, |json| json.len() + 1);
+        if size > *budget {
+            items.truncate(index);
+            *budget = 0;
+            return true;
+        }
+        *budget -= size;
+    }
+    false
+}
+
 /// Text that stops growing at a byte budget, remembering that it did.
 #[derive(Debug)]
 pub struct Text {

@@ -53,6 +53,8 @@ pub struct StatusReport {
     pub untracked: Vec<String>,
     /// Paths with merge conflicts.
     pub conflicted: Vec<String>,
+    /// Whether some paths were left out to stay under the output cap.
+    pub truncated: bool,
 }
 
 /// The upstream of the current branch.
@@ -162,6 +164,7 @@ pub fn git_status(args: StatusArgs) -> Result<Output, Error> {
         unstaged: Vec::new(),
         untracked: Vec::new(),
         conflicted: Vec::new(),
+        truncated: false,
     };
     let mut conflicted = HashSet::new();
     for item in items(&repo, args.untracked, None, true, true)? {
@@ -217,6 +220,15 @@ pub fn git_status(args: StatusArgs) -> Result<Output, Error> {
     report.unstaged.sort_by(|a, b| a.path.cmp(&b.path));
     report.untracked.sort();
     report.conflicted.sort();
+    let mut budget = repo::max_output_bytes() / 2;
+    // Every list gets its chance, in the order they matter.
+    let dropped = [
+        repo::fit(&mut report.conflicted, &mut budget),
+        repo::fit(&mut report.staged, &mut budget),
+        repo::fit(&mut report.unstaged, &mut budget),
+        repo::fit(&mut report.untracked, &mut budget),
+    ];
+    report.truncated = dropped.contains(&true);
 
     let text = render(&report);
     Output::structured(&report, text)
@@ -280,6 +292,9 @@ fn render(report: &StatusReport) -> String {
     }
     if clean {
         text.push("nothing to commit, working tree clean\n");
+    }
+    if report.truncated {
+        text.push("(output cap reached: some paths are left out)\n");
     }
     text.finish("(output cap reached; the structured content has every path)")
 }
