@@ -30,6 +30,12 @@ const PLUGINS: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// Plugins that are workspaces of their own: (builtin name, manifest
+/// relative to the root, file name cargo gives the component). plugins/git
+/// patches memmap2 for itself alone (see its Cargo.toml).
+const OWN_WORKSPACE: &[(&str, &str, &str)] =
+    &[("git", "plugins/git/Cargo.toml", "toolcell_plugin_git.wasm")];
+
 const TARGET: &str = "wasm32-wasip2";
 
 fn main() {
@@ -54,15 +60,41 @@ fn main() {
         .map(|target| target.join("wasm-plugins"))
         .unwrap_or_else(|| root.join("target").join("wasm-plugins"));
 
+    let mut packages = Vec::new();
+    for (_, package, _) in PLUGINS {
+        packages.extend(["-p", package]);
+    }
+    build(root, &target_dir, &packages);
+    for (_, manifest, _) in OWN_WORKSPACE {
+        build(root, &target_dir, &["--manifest-path", manifest]);
+    }
+    let built = PLUGINS
+        .iter()
+        .map(|(name, _, file)| (name, file))
+        .chain(OWN_WORKSPACE.iter().map(|(name, _, file)| (name, file)));
+    for (name, file) in built {
+        let built = target_dir.join(TARGET).join("release").join(file);
+        let dest = out_dir.join(format!("{name}.wasm"));
+        let bytes = std::fs::read(&built)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display()));
+        std::fs::write(&dest, &bytes)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", dest.display()));
+        let digest = out_dir.join(format!("{name}.sha256"));
+        std::fs::write(&digest, Sha256::digest(&bytes))
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", digest.display()));
+    }
+}
+
+/// Runs `cargo build --release --target wasm32-wasip2` in `root` with
+/// `args`, into `target_dir`; panics when it fails.
+fn build(root: &Path, target_dir: &Path, args: &[&str]) {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
         .current_dir(root)
         .args(["build", "--release", "--target", TARGET, "--target-dir"])
-        .arg(&target_dir);
-    for (_, package, _) in PLUGINS {
-        command.args(["-p", package]);
-    }
+        .arg(target_dir)
+        .args(args);
     // The outer build's flags are for the host, not for wasm.
     for var in [
         "RUSTFLAGS",
@@ -79,17 +111,6 @@ fn main() {
         .expect("failed to run cargo for the plugins");
     if !status.success() {
         panic!("building the first-party plugins for {TARGET} failed (see the output above)");
-    }
-    for (name, _, file) in PLUGINS {
-        let built = target_dir.join(TARGET).join("release").join(file);
-        let dest = out_dir.join(format!("{name}.wasm"));
-        let bytes = std::fs::read(&built)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display()));
-        std::fs::write(&dest, &bytes)
-            .unwrap_or_else(|e| panic!("cannot write {}: {e}", dest.display()));
-        let digest = out_dir.join(format!("{name}.sha256"));
-        std::fs::write(&digest, Sha256::digest(&bytes))
-            .unwrap_or_else(|e| panic!("cannot write {}: {e}", digest.display()));
     }
 }
 

@@ -30,12 +30,13 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("fs", &["max_file_bytes", "max_diff_bytes"]),
     builtin!("search", &["max_output_bytes"]),
     builtin!("research", &["arxiv_base_url"]),
+    builtin!("git", &["max_output_bytes"]),
 ];
 
 /// The builtins the embedded default configuration serves, each with the
 /// current directory mounted read-only. `research` is left out: its first
 /// mount is its registry, which a configuration has to name.
-pub const DEFAULT: &[&str] = &["fs", "search"];
+pub const DEFAULT: &[&str] = &["fs", "search", "git"];
 
 /// The builtins as the configuration knows them: names and config keys.
 pub fn known() -> Vec<KnownBuiltin<'static>> {

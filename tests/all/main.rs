@@ -9,6 +9,7 @@
 mod cli;
 mod first_run;
 mod fs;
+mod git;
 mod http;
 mod isolation;
 mod limits;

@@ -32,13 +32,19 @@ const STANDARD_FORMATS: &[&str] = &[
     "regex",
 ];
 
-/// Every tool of the three builtin plugins.
-const ALL_TOOLS: [&str; 15] = [
+/// Every tool of the four builtin plugins.
+const ALL_TOOLS: [&str; 21] = [
     "append_file",
     "concat_files",
     "copy_file",
     "edit_file",
     "file_info",
+    "git_blame",
+    "git_branches",
+    "git_diff",
+    "git_log",
+    "git_show",
+    "git_status",
     "glob",
     "grep",
     "list_directory",
@@ -51,10 +57,13 @@ const ALL_TOOLS: [&str; 15] = [
     "write_file",
 ];
 
-/// `data/` (read-write, with `notes.txt` and a symlink to it) for fs and search, and an empty
-/// `registry/` for research, with every category that serves one of their tools.
+/// `data/` (read-write, with `notes.txt` and a symlink to it) for fs and search, an empty
+/// `registry/` for research and a repository with a history in `repo/` for git, with every
+/// category that serves one of their tools.
 fn all_plugins() -> Fixture {
     let fixture = Fixture::new();
+    crate::git::history(&fixture.path("repo"));
+    std::fs::write(fixture.path("repo/notes.txt"), "changed\n").unwrap();
     fixture.write("data/notes.txt", "one\ntwo\nthree\n");
     fixture.symlink("notes.txt", "data/link");
     fixture.mkdir("registry");
@@ -77,6 +86,11 @@ mounts = [{ host = "data", mode = "ro" }]
 name = "research"
 path = "builtin:research"
 mounts = [{ host = "registry", mode = "rw" }]
+
+[[plugin]]
+name = "git"
+path = "builtin:git"
+mounts = [{ host = "repo", mode = "ro" }]
 "#,
     );
     fixture
@@ -242,9 +256,9 @@ fn schemas_are_portable(tools: &[Value]) {
         problems.len(),
         problems.join("\n")
     );
-    // 15 input schemas, and the output schemas of file_info, write_file, edit_file, glob, grep,
-    // research_query and research_add.
-    assert_eq!(schemas, 22, "schemas checked");
+    // 21 input schemas, and the output schemas of file_info, write_file, edit_file, glob, grep,
+    // research_query, research_add, git_status, git_log, git_diff, git_blame and git_branches.
+    assert_eq!(schemas, 33, "schemas checked");
 
     // What the formats stood for is still there.
     let read_file = tools
@@ -319,6 +333,16 @@ async fn structured_content_matches_the_output_schemas(
             json!({"pattern": "one", "path": data, "context": 1}),
         ),
         ("research_query", json!({"action": "stats"})),
+        ("git_status", json!({})),
+        ("git_log", json!({})),
+        ("git_log", json!({"max_count": 1, "path": "notes.txt"})),
+        ("git_branches", json!({"remote": true})),
+        ("git_diff", json!({})),
+        (
+            "git_diff",
+            json!({"from": "HEAD~5", "to": "HEAD", "stat": true}),
+        ),
+        ("git_blame", json!({"path": "notes.txt", "start_line": 2})),
     ];
     for (name, arguments) in calls {
         let schema = tools

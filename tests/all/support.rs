@@ -367,6 +367,7 @@ fn warm_cache() {
             ("fs", "builtin:fs".to_string()),
             ("search", "builtin:search".to_string()),
             ("research", "builtin:research".to_string()),
+            ("git", "builtin:git".to_string()),
             ("probe", probe_wasm().display().to_string()),
             ("hostile", hostile_wasm().display().to_string()),
             ("raw", raw_wasm().display().to_string()),

@@ -1,0 +1,355 @@
+//! `git_log`: commits reachable from a revision, newest first.
+//!
+//! The walk is git's default order: a queue by committer date, newest
+//! first. With `path`, history is simplified as `git log -- <path>` does: a
+//! commit is shown when the path differs from its parent; a merge that
+//! leaves the path as one parent had it is not shown, and only that parent
+//! is followed.
+
+use std::collections::{BinaryHeap, HashSet};
+
+use gix::ObjectId;
+use gix::bstr::{BString, ByteSlice};
+use toolcell_sdk::schemars::JsonSchema;
+use toolcell_sdk::serde::{Deserialize, Serialize};
+use toolcell_sdk::{Error, Output};
+
+use crate::repo::{self, Text, fail, iso_time};
+
+/// Arguments of `git_log`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde", deny_unknown_fields)]
+#[schemars(crate = "toolcell_sdk::schemars")]
+pub struct LogArgs {
+    /// The repository: a working tree or bare repository inside a mount. Default: the first mount.
+    repo: Option<String>,
+    /// Where the history starts: a branch, tag, commit id or expression such as `HEAD~3`.
+    /// Default `HEAD`.
+    rev: Option<String>,
+    /// The most commits to return. Default 20.
+    #[schemars(range(min = 1, max = 10000))]
+    max_count: Option<u64>,
+    /// Commits to skip before the first one returned. Default 0.
+    skip: Option<u64>,
+    /// Only commits that changed this file or directory (relative to the working tree).
+    path: Option<String>,
+    /// Only commits committed at or after this date: `2024-05-01`, `2024-05-01T12:00:00Z`,
+    /// `2 weeks ago`.
+    since: Option<String>,
+    /// Only commits committed at or before this date (same forms as `since`).
+    until: Option<String>,
+    /// Only commits whose author (`Name <email>`) contains this text.
+    author: Option<String>,
+    /// Only commits whose message contains this text.
+    grep: Option<String>,
+}
+
+/// What `git_log` returns.
+#[derive(Serialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde")]
+#[schemars(crate = "toolcell_sdk::schemars")]
+pub struct LogReport {
+    /// The commits, newest first.
+    pub commits: Vec<CommitInfo>,
+    /// Whether more commits matched than were returned.
+    pub more: bool,
+}
+
+/// One commit.
+#[derive(Serialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde")]
+#[schemars(crate = "toolcell_sdk::schemars")]
+pub struct CommitInfo {
+    /// The full commit id.
+    pub id: String,
+    /// The parents' ids.
+    pub parents: Vec<String>,
+    /// The author's name.
+    pub author_name: String,
+    /// The author's email.
+    pub author_email: String,
+    /// When it was authored, ISO 8601.
+    pub author_date: String,
+    /// The committer's name.
+    pub committer_name: String,
+    /// When it was committed, ISO 8601.
+    pub committer_date: String,
+    /// The first line of the message.
+    pub subject: String,
+    /// The rest of the message, when one commit was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+}
+
+/// Runs `git_log`.
+pub fn git_log(args: LogArgs) -> Result<Output, Error> {
+    let repo = repo::open(args.repo.as_deref())?;
+    let rev = args.rev.as_deref().unwrap_or("HEAD");
+    let tip = repo::commit(&repo, rev)?;
+    let path = args
+        .path
+        .as_deref()
+        .map(|path| repo::repo_path(&repo, path))
+        .transpose()?;
+    let since = args.since.as_deref().map(parse_date).transpose()?;
+    let until = args.until.as_deref().map(parse_date).transpose()?;
+    let max = usize::try_from(args.max_count.unwrap_or(20)).unwrap_or(usize::MAX);
+    let mut skip = args.skip.unwrap_or(0);
+    let with_body = max == 1;
+
+    let mut walk = Walk::new(&repo, tip.id, path)?;
+    let mut commits = Vec::new();
+    let mut more = false;
+    while let Some(commit) = walk.next()? {
+        let committed = commit.time().map_err(|e| fail("cannot read a commit", e))?;
+        if until.is_some_and(|until| committed.seconds > until) {
+            continue;
+        }
+        if since.is_some_and(|since| committed.seconds < since) {
+            continue;
+        }
+        let info = describe(&commit, with_body)?;
+        if let Some(author) = &args.author {
+            let who = format!("{} <{}>", info.author_name, info.author_email);
+            if !who.contains(author.as_str()) {
+                continue;
+            }
+        }
+        if let Some(grep) = &args.grep {
+            let message = commit.message_raw_sloppy();
+            if !message.contains_str(grep.as_bytes()) {
+                continue;
+            }
+        }
+        if skip > 0 {
+            skip -= 1;
+            continue;
+        }
+        if commits.len() == max {
+            more = true;
+            break;
+        }
+        commits.push(info);
+    }
+
+    let mut budget = repo::max_output_bytes() / 2;
+    if repo::fit(&mut commits, &mut budget) {
+        more = true;
+    }
+    let mut text = Text::new(repo::max_output_bytes() / 2);
+    let mut shown = 0;
+    for commit in &commits {
+        let piece = if with_body {
+            long_form(commit)
+        } else {
+            format!(
+                "{} {} {} <{}> {}\n",
+                commit.id,
+                commit.author_date,
+                commit.author_name,
+                commit.author_email,
+                commit.subject
+            )
+        };
+        if !text.push(&piece) {
+            break;
+        }
+        shown += 1;
+    }
+    if commits.is_empty() {
+        text.push("no commits match\n");
+    } else if more && !text.truncated {
+        text.push(&format!(
+            "(more commits follow; call again with skip={} for the next ones)\n",
+            args.skip.unwrap_or(0) + commits.len() as u64
+        ));
+    }
+    let truncated = text.truncated;
+    commits.truncate(shown);
+    let report = LogReport {
+        commits,
+        more: more || truncated,
+    };
+    let text = text.finish(&format!(
+        "(output cap reached after {shown} commits; call again with skip={} for the next ones)",
+        args.skip.unwrap_or(0) + shown as u64
+    ));
+    Output::structured(&report, text)
+}
+
+fn long_form(commit: &CommitInfo) -> String {
+    let mut text = format!("commit {}\n", commit.id);
+    if commit.parents.len() > 1 {
+        text.push_str(&format!("Merge: {}\n", commit.parents.join(" ")));
+    }
+    text.push_str(&format!(
+        "Author: {} <{}>\nDate:   {}\n\n    {}\n",
+        commit.author_name, commit.author_email, commit.author_date, commit.subject
+    ));
+    if let Some(body) = commit.body.as_deref().filter(|body| !body.is_empty()) {
+        text.push('\n');
+        for line in body.lines() {
+            text.push_str(&format!("    {line}\n"));
+        }
+    }
+    text
+}
+
+/// The facts about `commit` that `git_log` reports.
+pub fn describe(commit: &gix::Commit<'_>, with_body: bool) -> Result<CommitInfo, Error> {
+    let author = commit
+        .author()
+        .map_err(|e| fail("cannot read a commit", e))?;
+    let committer = commit
+        .committer()
+        .map_err(|e| fail("cannot read a commit", e))?;
+    let author_time = author.time().map_err(|e| fail("cannot read a commit", e))?;
+    let committer_time = committer
+        .time()
+        .map_err(|e| fail("cannot read a commit", e))?;
+    let message = commit
+        .message()
+        .map_err(|e| fail("cannot read a commit", e))?;
+    let body = with_body.then(|| {
+        message
+            .body
+            .map(|body| body.to_str_lossy().trim_end().to_owned())
+            .unwrap_or_default()
+    });
+    Ok(CommitInfo {
+        id: commit.id.to_string(),
+        parents: commit.parent_ids().map(|id| id.to_string()).collect(),
+        author_name: author.name.to_str_lossy().into_owned(),
+        author_email: author.email.to_str_lossy().into_owned(),
+        author_date: iso_time(&author_time),
+        committer_name: committer.name.to_str_lossy().into_owned(),
+        committer_date: iso_time(&committer_time),
+        subject: message.summary().to_str_lossy().into_owned(),
+        body,
+    })
+}
+
+/// `input` as seconds since the epoch.
+fn parse_date(input: &str) -> Result<i64, Error> {
+    gix::date::parse(input, Some(gix::date::Zoned::now()))
+        .map(|time| time.seconds)
+        .map_err(|e| {
+            Error::new(format!(
+                "cannot read the date `{input}` ({e}); use a form such as `2024-05-01`, \
+                 `2024-05-01T12:00:00Z` or `2 weeks ago`"
+            ))
+        })
+}
+
+/// A walk in git's default order: newest committer date first, ties in
+/// the order the commits were queued.
+struct Walk<'r> {
+    repo: &'r gix::Repository,
+    queue: BinaryHeap<(i64, std::cmp::Reverse<u64>, ObjectId)>,
+    seen: HashSet<ObjectId>,
+    queued: u64,
+    path: Option<BString>,
+}
+
+impl<'r> Walk<'r> {
+    fn new(repo: &'r gix::Repository, tip: ObjectId, path: Option<BString>) -> Result<Self, Error> {
+        let mut walk = Walk {
+            repo,
+            queue: BinaryHeap::new(),
+            seen: HashSet::new(),
+            queued: 0,
+            path,
+        };
+        walk.enqueue(tip)?;
+        Ok(walk)
+    }
+
+    fn enqueue(&mut self, id: ObjectId) -> Result<(), Error> {
+        if !self.seen.insert(id) {
+            return Ok(());
+        }
+        let commit = self
+            .repo
+            .find_commit(id)
+            .map_err(|e| fail(&format!("cannot read commit {id}"), e))?;
+        let time = commit
+            .time()
+            .map_err(|e| fail(&format!("cannot read commit {id}"), e))?;
+        self.queue
+            .push((time.seconds, std::cmp::Reverse(self.queued), id));
+        self.queued += 1;
+        Ok(())
+    }
+
+    /// The next commit to show.
+    fn next(&mut self) -> Result<Option<gix::Commit<'r>>, Error> {
+        while let Some((_, _, id)) = self.queue.pop() {
+            let commit = self
+                .repo
+                .find_commit(id)
+                .map_err(|e| fail(&format!("cannot read commit {id}"), e))?;
+            let parents: Vec<ObjectId> = commit.parent_ids().map(|id| id.detach()).collect();
+            let Some(path) = self.path.clone() else {
+                for parent in parents {
+                    self.enqueue_parent(parent)?;
+                }
+                return Ok(Some(commit));
+            };
+            let mine = entry_at(&commit, &path)?;
+            let mut same_as = None;
+            for parent in &parents {
+                let theirs = match self.repo.find_commit(*parent) {
+                    Ok(parent) => entry_at(&parent, &path)?,
+                    // A shallow clone's boundary: the parent is not there.
+                    Err(_) => None,
+                };
+                if theirs == mine {
+                    same_as = Some(*parent);
+                    break;
+                }
+            }
+            match same_as {
+                Some(parent) => self.enqueue_parent(parent)?,
+                None => {
+                    for parent in parents {
+                        self.enqueue_parent(parent)?;
+                    }
+                    if !(commit_is_root(&commit) && mine.is_none()) {
+                        return Ok(Some(commit));
+                    }
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Queues `parent`, unless it is missing (the edge of a shallow clone).
+    fn enqueue_parent(&mut self, parent: ObjectId) -> Result<(), Error> {
+        if self.repo.has_object(parent) {
+            self.enqueue(parent)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+fn commit_is_root(commit: &gix::Commit<'_>) -> bool {
+    commit.parent_ids().next().is_none()
+}
+
+/// The id of the tree entry at `path` in `commit`, if there is one.
+fn entry_at(commit: &gix::Commit<'_>, path: &BString) -> Result<Option<ObjectId>, Error> {
+    if path.is_empty() {
+        return commit
+            .tree_id()
+            .map(|id| Some(id.detach()))
+            .map_err(|e| fail("cannot read a commit", e));
+    }
+    let tree = commit
+        .tree()
+        .map_err(|e| fail(&format!("cannot read the tree of {}", commit.id), e))?;
+    let entry = tree
+        .lookup_entry_by_path(path.to_path_lossy())
+        .map_err(|e| fail(&format!("cannot read the tree of {}", commit.id), e))?;
+    Ok(entry.map(|entry| entry.object_id()))
+}

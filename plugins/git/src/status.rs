@@ -1,0 +1,350 @@
+//! `git_status`: the branch, its upstream, and staged, unstaged, untracked
+//! and conflicted paths.
+//!
+//! [`items`] runs gix's status (HEAD against the index with renames, the
+//! index against the working tree, and the directory walk that finds
+//! untracked files under the `.gitignore` rules); `git_diff` uses it too.
+
+use std::collections::HashSet;
+
+use gix::ObjectId;
+use gix::bstr::{BString, ByteSlice};
+use toolcell_sdk::schemars::JsonSchema;
+use toolcell_sdk::serde::{Deserialize, Serialize};
+use toolcell_sdk::{Error, Output};
+
+use crate::diff::{self, Kind};
+use crate::repo::{self, Text, fail, show_path};
+
+/// Arguments of `git_status`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde", deny_unknown_fields)]
+#[schemars(crate = "toolcell_sdk::schemars")]
+pub struct StatusArgs {
+    /// The repository: a working tree inside a mount. Default: the first mount.
+    repo: Option<String>,
+    /// List untracked files (a wholly untracked directory as one `dir/`). Default true.
+    #[serde(default = "yes")]
+    untracked: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// What `git_status` returns.
+#[derive(Serialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde")]
+#[schemars(crate = "toolcell_sdk::schemars")]
+pub struct StatusReport {
+    /// The branch HEAD is on; null when HEAD is detached.
+    pub branch: Option<String>,
+    /// The commit HEAD points at; null before the first commit.
+    pub head: Option<String>,
+    /// The upstream branch and how far HEAD is ahead of and behind it, when one is configured
+    /// and present.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<Upstream>,
+    /// Changes staged in the index (HEAD against the index), renames included.
+    pub staged: Vec<PathChange>,
+    /// Changes in the working tree not staged (the index against the working tree).
+    pub unstaged: Vec<PathChange>,
+    /// Untracked paths, not ignored; a wholly untracked directory as `dir/`.
+    pub untracked: Vec<String>,
+    /// Paths with merge conflicts.
+    pub conflicted: Vec<String>,
+    /// Whether some paths were left out to stay under the output cap.
+    pub truncated: bool,
+}
+
+/// The upstream of the current branch.
+#[derive(Serialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde")]
+#[schemars(crate = "toolcell_sdk::schemars")]
+pub struct Upstream {
+    /// Such as `origin/main`.
+    pub name: String,
+    /// Commits on HEAD that the upstream lacks.
+    pub ahead: u64,
+    /// Commits on the upstream that HEAD lacks.
+    pub behind: u64,
+}
+
+/// A changed path.
+#[derive(Serialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde")]
+#[schemars(crate = "toolcell_sdk::schemars")]
+pub struct PathChange {
+    /// The path (the new one for a rename).
+    pub path: String,
+    /// The old path of a rename or copy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_path: Option<String>,
+    /// `added`, `deleted`, `modified`, `renamed`, `copied` or `typechange`.
+    pub status: String,
+}
+
+/// The status items of `repo`: HEAD against the index when `staged`, the
+/// index against the working tree (and untracked files when `untracked`)
+/// when `unstaged`; limited to `path`.
+pub fn items(
+    repo: &gix::Repository,
+    untracked: bool,
+    path: Option<&BString>,
+    staged: bool,
+    unstaged: bool,
+) -> Result<Vec<gix::status::Item>, Error> {
+    repo::workdir(repo)?;
+    let mode = if untracked {
+        gix::status::UntrackedFiles::Collapsed
+    } else {
+        gix::status::UntrackedFiles::None
+    };
+    let platform = repo
+        .status(gix::progress::Discard)
+        .map_err(|e| {
+            fail(
+                &format!("cannot compute the status{}", repo::borrowed(repo)),
+                e,
+            )
+        })?
+        .untracked_files(mode)
+        .index_worktree_rewrites(None)
+        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Given(
+            gix::diff::Rewrites::default(),
+        ));
+    let patterns: Vec<BString> = path
+        .filter(|path| !path.is_empty())
+        .cloned()
+        .into_iter()
+        .collect();
+    let iter = platform.into_iter(patterns).map_err(|e| {
+        fail(
+            &format!("cannot compute the status{}", repo::borrowed(repo)),
+            e,
+        )
+    })?;
+    let mut items = Vec::new();
+    for item in iter {
+        let item = item.map_err(|e| {
+            fail(
+                &format!("cannot compute the status{}", repo::borrowed(repo)),
+                e,
+            )
+        })?;
+        let keep = match &item {
+            gix::status::Item::TreeIndex(_) => staged,
+            gix::status::Item::IndexWorktree(_) => unstaged,
+        };
+        if keep {
+            items.push(item);
+        }
+    }
+    Ok(items)
+}
+
+/// Runs `git_status`.
+pub fn git_status(args: StatusArgs) -> Result<Output, Error> {
+    let repo = repo::open(args.repo.as_deref())?;
+    let head = repo.head().map_err(|e| fail("cannot read HEAD", e))?;
+    let branch = head
+        .referent_name()
+        .map(|name| name.shorten().to_str_lossy().into_owned());
+    let head_id = head.id().map(|id| id.detach());
+    let upstream = match (head.referent_name(), head_id) {
+        (Some(name), Some(id)) => upstream(&repo, name, id)?,
+        _ => None,
+    };
+
+    let mut report = StatusReport {
+        branch,
+        head: head_id.map(|id| id.to_string()),
+        upstream,
+        staged: Vec::new(),
+        unstaged: Vec::new(),
+        untracked: Vec::new(),
+        conflicted: Vec::new(),
+        truncated: false,
+    };
+    let mut conflicted = HashSet::new();
+    for item in items(&repo, args.untracked, None, true, true)? {
+        use gix::status::index_worktree::Item as W;
+        use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
+        match item {
+            gix::status::Item::TreeIndex(change) => {
+                let change = diff::from_index_change(change);
+                report.staged.push(path_change(&change));
+            }
+            gix::status::Item::IndexWorktree(W::Modification {
+                rela_path, status, ..
+            }) => {
+                let path = show_path(rela_path.as_bstr());
+                let status = match status {
+                    EntryStatus::Conflict { .. } => {
+                        if conflicted.insert(path.clone()) {
+                            report.conflicted.push(path);
+                        }
+                        continue;
+                    }
+                    EntryStatus::Change(Change::Removed) => "deleted",
+                    EntryStatus::Change(Change::Type { .. }) => "typechange",
+                    EntryStatus::Change(Change::Modification { .. }) => "modified",
+                    EntryStatus::Change(Change::SubmoduleModification(_)) => "modified",
+                    EntryStatus::IntentToAdd => "added",
+                    EntryStatus::NeedsUpdate(_) => continue,
+                };
+                report.unstaged.push(PathChange {
+                    path,
+                    old_path: None,
+                    status: status.to_owned(),
+                });
+            }
+            gix::status::Item::IndexWorktree(W::DirectoryContents { entry, .. }) => {
+                if entry.status != gix::dir::entry::Status::Untracked {
+                    continue;
+                }
+                let mut path = show_path(entry.rela_path.as_bstr());
+                if entry.disk_kind == Some(gix::dir::entry::Kind::Directory) {
+                    path.push('/');
+                }
+                report.untracked.push(path);
+            }
+            gix::status::Item::IndexWorktree(W::Rewrite { .. }) => {}
+        }
+    }
+    // Conflicted paths also show up as index changes; list them once.
+    report
+        .staged
+        .retain(|change| !conflicted.contains(&change.path));
+    report.staged.sort_by(|a, b| a.path.cmp(&b.path));
+    report.unstaged.sort_by(|a, b| a.path.cmp(&b.path));
+    report.untracked.sort();
+    report.conflicted.sort();
+    let mut budget = repo::max_output_bytes() / 2;
+    // Every list gets its chance, in the order they matter.
+    let dropped = [
+        repo::fit(&mut report.conflicted, &mut budget),
+        repo::fit(&mut report.staged, &mut budget),
+        repo::fit(&mut report.unstaged, &mut budget),
+        repo::fit(&mut report.untracked, &mut budget),
+    ];
+    report.truncated = dropped.contains(&true);
+
+    let text = render(&report);
+    Output::structured(&report, text)
+}
+
+fn path_change(change: &diff::FileChange) -> PathChange {
+    PathChange {
+        path: show_path(change.path()),
+        old_path: match change.kind {
+            Kind::Renamed | Kind::Copied => {
+                change.old.as_ref().map(|old| show_path(old.path.as_bstr()))
+            }
+            _ => None,
+        },
+        status: match change.kind {
+            Kind::Added => "added",
+            Kind::Deleted => "deleted",
+            Kind::Modified => "modified",
+            Kind::Renamed => "renamed",
+            Kind::Copied => "copied",
+            Kind::Unmerged => "unmerged",
+        }
+        .to_owned(),
+    }
+}
+
+fn render(report: &StatusReport) -> String {
+    let mut text = Text::new(repo::max_output_bytes() / 2);
+    let head = match (&report.branch, &report.head) {
+        (Some(branch), Some(_)) => format!("On branch {branch}"),
+        (Some(branch), None) => format!("On branch {branch} (no commits yet)"),
+        (None, Some(id)) => format!("HEAD detached at {id}"),
+        (None, None) => "HEAD unreadable".to_owned(),
+    };
+    text.push(&head);
+    if let Some(upstream) = &report.upstream {
+        text.push(&format!(
+            "; upstream {}: ahead {}, behind {}",
+            upstream.name, upstream.ahead, upstream.behind
+        ));
+    }
+    text.push("\n");
+    let sections: [(&str, Vec<String>); 4] = [
+        ("Conflicted", report.conflicted.clone()),
+        ("Staged", report.staged.iter().map(describe).collect()),
+        ("Not staged", report.unstaged.iter().map(describe).collect()),
+        ("Untracked", report.untracked.clone()),
+    ];
+    let mut clean = true;
+    for (title, lines) in sections {
+        if lines.is_empty() {
+            continue;
+        }
+        clean = false;
+        text.push(&format!("{title} ({}):\n", lines.len()));
+        for line in lines {
+            if !text.push(&format!("  {line}\n")) {
+                break;
+            }
+        }
+    }
+    if clean {
+        text.push("nothing to commit, working tree clean\n");
+    }
+    if report.truncated {
+        text.push("(output cap reached: some paths are left out)\n");
+    }
+    text.finish("(output cap reached; the structured content has every path)")
+}
+
+fn describe(change: &PathChange) -> String {
+    match &change.old_path {
+        Some(old) => format!("{}: {old} -> {}", change.status, change.path),
+        None => format!("{}: {}", change.status, change.path),
+    }
+}
+
+/// The upstream of branch `name` and the ahead/behind counts of `head`
+/// against it, if it has one that exists.
+fn upstream(
+    repo: &gix::Repository,
+    name: &gix::refs::FullNameRef,
+    head: ObjectId,
+) -> Result<Option<Upstream>, Error> {
+    let Some(Ok(tracking)) =
+        repo.branch_remote_tracking_ref_name(name, gix::remote::Direction::Fetch)
+    else {
+        return Ok(None);
+    };
+    let Ok(Some(mut reference)) = repo.try_find_reference(tracking.as_ref()) else {
+        return Ok(None);
+    };
+    let Ok(theirs) = reference.peel_to_id() else {
+        return Ok(None);
+    };
+    let ours = reachable(repo, head)?;
+    let theirs = reachable(repo, theirs.detach())?;
+    Ok(Some(Upstream {
+        name: tracking.as_ref().shorten().to_str_lossy().into_owned(),
+        ahead: ours.difference(&theirs).count() as u64,
+        behind: theirs.difference(&ours).count() as u64,
+    }))
+}
+
+/// Every commit reachable from `tip` (that the repository has).
+fn reachable(repo: &gix::Repository, tip: ObjectId) -> Result<HashSet<ObjectId>, Error> {
+    let mut seen = HashSet::new();
+    let mut stack = vec![tip];
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let Ok(commit) = repo.find_commit(id) else {
+            continue;
+        };
+        stack.extend(commit.parent_ids().map(|id| id.detach()));
+    }
+    Ok(seen)
+}

@@ -1,0 +1,902 @@
+//! The builtin `git` plugin (`git_status`, `git_log`, `git_diff`, `git_show`, `git_blame`,
+//! `git_branches`), called through the server on repositories the `git` CLI makes in temporary
+//! directories, each tool's answer compared with the CLI's: merges, renames, a packed repository,
+//! binary files, non-ASCII paths, staged and unstaged changes, untracked and ignored files,
+//! conflicts, a detached HEAD, an empty repository and a shallow clone. Then the escapes: an
+//! `alternates` file and a `gitdir:` file pointing outside the mount, filter drivers in a
+//! repository's config, and a corrupt object.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use serde_json::{Value, json};
+
+use crate::support::{Fixture, Server, cli};
+
+/// Marks the contents of repositories outside the mount; no result may ever contain it.
+const SECRET: &str = "TOOLCELL-SECRET";
+
+/// A config serving the git plugin with `data/` mounted read-only.
+fn git_config(fixture: &Fixture) -> std::path::PathBuf {
+    fixture.config(
+        r#"
+[[plugin]]
+name = "git"
+path = "builtin:git"
+mounts = [{ host = "data", mode = "ro" }]
+"#,
+    )
+}
+
+/// Each commit gets the next day, so the CLI and the plugin agree on every order.
+static DAY: AtomicU32 = AtomicU32::new(1);
+
+/// Runs `git ARGS` in `dir` with no system or global configuration, fixed identities and the
+/// next fixed date; returns stdout, failing the test when git fails.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let day = DAY.fetch_add(1, Ordering::SeqCst);
+    let date = format!(
+        "2024-{:02}-{:02}T10:00:00+02:00",
+        1 + (day / 28) % 12,
+        1 + day % 28
+    );
+    let home = dir.parent().unwrap_or(dir).join(".git-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let output = Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "core.quotePath=false",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("HOME", &home)
+        .env("GIT_AUTHOR_NAME", "Ada Lovelace")
+        .env("GIT_AUTHOR_EMAIL", "ada@example.com")
+        .env("GIT_COMMITTER_NAME", "Charles Babbage")
+        .env("GIT_COMMITTER_EMAIL", "charles@example.com")
+        .env("GIT_AUTHOR_DATE", &date)
+        .env("GIT_COMMITTER_DATE", &date)
+        .env("LC_ALL", "C")
+        .output()
+        .expect("run git");
+    assert!(
+        output.status.success(),
+        "git {args:?} failed in {}:\n{}",
+        dir.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("git's output is UTF-8")
+}
+
+/// `git init` in `dir`, created.
+fn init(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    git(dir, &["init", "-q"]);
+}
+
+/// Writes `contents` to `relative` in `dir`.
+fn write(dir: &Path, relative: &str, contents: impl AsRef<[u8]>) {
+    let path = dir.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, contents).unwrap();
+}
+
+/// Stages everything and commits.
+fn commit(dir: &Path, message: &str) {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", message]);
+}
+
+/// A history with a merge, a rename, a binary file, a non-ASCII path, a deletion, a mode change
+/// and an annotated tag, in `dir`.
+pub(crate) fn history(dir: &Path) {
+    init(dir);
+    let lines: String = (1..=40).map(|n| format!("line {n}\n")).collect();
+    write(
+        dir,
+        "src/lib.rs",
+        "fn one() {\n    1\n}\n\nfn two() {\n    2\n}\n",
+    );
+    write(dir, "notes.txt", &lines);
+    write(dir, "old name.txt", "moved\nwith\nsome\nlines\nhere\n");
+    commit(dir, "first\n\nThe body of the first commit.");
+    write(
+        dir,
+        "src/lib.rs",
+        "fn one() {\n    1\n}\n\nfn two() {\n    22\n}\n",
+    );
+    write(dir, "image.bin", b"\x89PNG\0\x01\x02\x03");
+    write(dir, "données/résumé.txt", "Grüße\n");
+    commit(dir, "second: binary and unicode");
+    git(dir, &["mv", "old name.txt", "new name.txt"]);
+    write(
+        dir,
+        "notes.txt",
+        lines.replace("line 20\n", "line twenty\n"),
+    );
+    commit(dir, "rename and edit");
+    git(dir, &["checkout", "-q", "-b", "feature"]);
+    write(dir, "feature.txt", "feature work\n");
+    write(
+        dir,
+        "notes.txt",
+        lines.replace("line 20\n", "line twenty\n") + "appended\n",
+    );
+    commit(dir, "feature work");
+    git(dir, &["checkout", "-q", "main"]);
+    write(
+        dir,
+        "src/lib.rs",
+        "fn one() {\n    11\n}\n\nfn two() {\n    22\n}\n",
+    );
+    write(dir, "image.bin", b"\x89PNG\0\x09\x09");
+    commit(dir, "main work");
+    git(dir, &["merge", "-q", "--no-edit", "feature"]);
+    std::fs::remove_file(dir.join("feature.txt")).unwrap();
+    write(dir, "run.sh", "#!/bin/sh\necho hi\n");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir.join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    commit(dir, "after the merge");
+    git(dir, &["tag", "v1", "HEAD~1"]);
+    git(dir, &["tag", "-a", "v2", "-m", "annotated", "HEAD"]);
+}
+
+/// The structured content of a successful call.
+async fn structured(server: &Server, tool: &str, arguments: Value) -> Value {
+    let result = server.call(tool, arguments).await;
+    result.ok_text();
+    result.structured().clone()
+}
+
+/// Every commit id `git log ARGS` lists.
+fn git_ids(dir: &Path, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["log", "--format=%H"];
+    all.extend_from_slice(args);
+    git(dir, &all).lines().map(str::to_owned).collect()
+}
+
+fn ids(report: &Value) -> Vec<String> {
+    report["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|commit| commit["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Compares the history tools with git on the repository in `dir` (the mount's root).
+async fn compare_history(server: &Server, dir: &Path) {
+    // git_log: order, parents, people, dates and subjects.
+    let log = structured(server, "git_log", json!({"max_count": 100})).await;
+    let expected = git(dir, &["log", "--format=%H|%P|%an|%ae|%aI|%cn|%cI|%s"]);
+    let actual: Vec<String> = log["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let parents: Vec<&str> = c["parents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| p.as_str().unwrap())
+                .collect();
+            format!(
+                "{}|{}|{}|{}|{}|{}|{}|{}",
+                c["id"].as_str().unwrap(),
+                parents.join(" "),
+                c["author_name"].as_str().unwrap(),
+                c["author_email"].as_str().unwrap(),
+                c["author_date"].as_str().unwrap(),
+                c["committer_name"].as_str().unwrap(),
+                c["committer_date"].as_str().unwrap(),
+                c["subject"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(actual, expected.lines().collect::<Vec<_>>());
+    assert_eq!(log["more"], json!(false));
+
+    // Paging, a path's history, a revision, author and message filters.
+    let page = structured(server, "git_log", json!({"max_count": 2, "skip": 1})).await;
+    assert_eq!(ids(&page), git_ids(dir, &["--max-count=2", "--skip=1"]));
+    assert_eq!(page["more"], json!(true));
+    for path in [
+        "notes.txt",
+        "src",
+        "feature.txt",
+        "new name.txt",
+        "données/résumé.txt",
+    ] {
+        let log = structured(server, "git_log", json!({"path": path})).await;
+        assert_eq!(ids(&log), git_ids(dir, &["--", path]), "path {path}");
+    }
+    let log = structured(server, "git_log", json!({"rev": "feature"})).await;
+    assert_eq!(ids(&log), git_ids(dir, &["feature"]));
+    let log = structured(server, "git_log", json!({"grep": "work"})).await;
+    assert_eq!(ids(&log), git_ids(dir, &["--grep=work"]));
+    let log = structured(server, "git_log", json!({"author": "nobody"})).await;
+    assert_eq!(ids(&log), Vec::<String>::new());
+    let one = structured(server, "git_log", json!({"max_count": 1, "rev": "HEAD~5"})).await;
+    assert_eq!(
+        one["commits"][0]["body"],
+        json!("The body of the first commit.")
+    );
+
+    // git_branches: branches, tags (peeled), HEAD.
+    let branches = structured(server, "git_branches", json!({})).await;
+    let expected = git(
+        dir,
+        &[
+            "for-each-ref",
+            "--format=%(refname:short) %(objectname)",
+            "refs/heads",
+        ],
+    );
+    let actual: Vec<String> = branches["branches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            format!(
+                "{} {}",
+                b["name"].as_str().unwrap(),
+                b["commit"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(actual, expected.lines().collect::<Vec<_>>());
+    let expected = git(
+        dir,
+        &[
+            "for-each-ref",
+            "--format=%(refname:short) %(if)%(*objectname)%(then)%(*objectname)%(else)%(objectname)%(end)",
+            "refs/tags",
+        ],
+    );
+    let actual: Vec<String> = branches["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            format!(
+                "{} {}",
+                b["name"].as_str().unwrap(),
+                b["commit"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(actual, expected.lines().collect::<Vec<_>>());
+    assert_eq!(branches["current"], json!("main"));
+    assert_eq!(
+        branches["head"],
+        json!(git(dir, &["rev-parse", "HEAD"]).trim())
+    );
+
+    // git_show: each non-merge commit's patch is git's, byte for byte.
+    for rev in ["HEAD", "HEAD~2", "HEAD~1^2", "HEAD~3", "HEAD~4", "HEAD~5"] {
+        let text = server.call("git_show", json!({"rev": rev})).await.ok_text();
+        let patch = text.find("diff --git").map_or("", |start| &text[start..]);
+        assert_eq!(
+            patch,
+            git(dir, &["show", "--format=", rev]).trim_start_matches('\n'),
+            "git_show {rev}"
+        );
+        let id = git(dir, &["rev-parse", rev]);
+        assert!(text.starts_with(&format!("commit {}", id.trim())), "{text}");
+    }
+    let merge = server
+        .call("git_show", json!({"rev": "HEAD~1"}))
+        .await
+        .ok_text();
+    assert!(merge.contains("Merge: "), "{merge}");
+    let file = server
+        .call("git_show", json!({"rev": "v1", "path": "notes.txt"}))
+        .await
+        .ok_text();
+    assert_eq!(file, git(dir, &["show", "v1:notes.txt"]));
+    let binary = server
+        .call("git_show", json!({"rev": "HEAD", "path": "image.bin"}))
+        .await
+        .ok_text();
+    assert!(binary.contains("binary file of 7 bytes"), "{binary}");
+    let missing = server
+        .call("git_show", json!({"rev": "HEAD", "path": "nope.txt"}))
+        .await
+        .error_text();
+    assert!(missing.contains("does not exist"), "{missing}");
+
+    // git_diff between revisions: the patch and the counts.
+    for (from, to) in [("HEAD~5", "HEAD"), ("HEAD~4", "HEAD~3"), ("v1", "HEAD")] {
+        let result = server
+            .call("git_diff", json!({"from": from, "to": to}))
+            .await;
+        assert_eq!(
+            result.ok_text(),
+            git(dir, &["diff", from, to]),
+            "{from}..{to}"
+        );
+        let stat = structured(
+            server,
+            "git_diff",
+            json!({"from": from, "to": to, "stat": true}),
+        )
+        .await;
+        let actual: Vec<String> = stat["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let counts = if f["binary"] == json!(true) {
+                    "-\t-".to_owned()
+                } else {
+                    format!("{}\t{}", f["additions"], f["deletions"])
+                };
+                let path = match f["old_path"].as_str() {
+                    Some(old) => format!("{old} => {}", f["path"].as_str().unwrap()),
+                    None => f["path"].as_str().unwrap().to_owned(),
+                };
+                format!("{counts}\t{path}")
+            })
+            .collect();
+        let mut expected: Vec<String> = git(dir, &["diff", "--numstat", from, to])
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        expected.sort_by_key(|line| line.rsplit(['\t', ' ']).next().unwrap_or("").to_owned());
+        let mut sorted = actual.clone();
+        sorted.sort_by_key(|line| line.rsplit(['\t', ' ']).next().unwrap_or("").to_owned());
+        assert_eq!(sorted, expected, "numstat {from}..{to}");
+    }
+    let limited = server
+        .call(
+            "git_diff",
+            json!({"from": "HEAD~5", "to": "HEAD", "path": "src", "context": 1}),
+        )
+        .await
+        .ok_text();
+    assert_eq!(
+        limited,
+        git(dir, &["diff", "-U1", "HEAD~5", "HEAD", "--", "src"])
+    );
+
+    // git_blame: the commit of every line.
+    for (path, rev) in [
+        ("notes.txt", "HEAD"),
+        ("src/lib.rs", "HEAD"),
+        ("notes.txt", "v1"),
+    ] {
+        let blame = structured(server, "git_blame", json!({"path": path, "rev": rev})).await;
+        let mut actual = Vec::new();
+        for hunk in blame["hunks"].as_array().unwrap() {
+            for _ in 0..hunk["lines"].as_u64().unwrap() {
+                actual.push(hunk["commit"].as_str().unwrap().to_owned());
+            }
+        }
+        let expected: Vec<String> = git(dir, &["blame", "--root", "-l", "-s", rev, "--", path])
+            .lines()
+            .map(|line| line[..40].to_owned())
+            .collect();
+        assert_eq!(actual, expected, "blame {path} at {rev}");
+    }
+    let range = structured(
+        server,
+        "git_blame",
+        json!({"path": "notes.txt", "start_line": 19, "end_line": 21}),
+    )
+    .await;
+    let lines: u64 = range["hunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["lines"].as_u64().unwrap())
+        .sum();
+    assert_eq!(lines, 3, "{range}");
+    assert_eq!(range["hunks"][0]["start_line"], json!(19));
+}
+
+#[tokio::test]
+async fn git_tools_are_served_by_default_read_only_in_vcs() {
+    let fixture = Fixture::new();
+    history(&fixture.path("data"));
+    let server = Server::start(&git_config(&fixture)).await;
+    let tools = server.tools().await;
+    for name in [
+        "git_status",
+        "git_log",
+        "git_diff",
+        "git_show",
+        "git_blame",
+        "git_branches",
+    ] {
+        let tool = tools
+            .iter()
+            .find(|tool| tool["name"] == name)
+            .unwrap_or_else(|| panic!("`{name}` is not listed: {tools:?}"));
+        assert_eq!(tool["annotations"]["readOnlyHint"], json!(true), "{tool}");
+        assert_eq!(tool["annotations"]["idempotentHint"], json!(true), "{tool}");
+        assert_eq!(tool["annotations"]["openWorldHint"], json!(false), "{tool}");
+    }
+    server.stop().await;
+
+    // The embedded default serves them, under `vcs`.
+    let data = fixture.arg("data");
+    let listed = cli(&["tools", "--mount", &data]).await;
+    assert!(listed.stdout.contains("git_status"), "{listed:?}");
+    assert!(listed.stdout.contains("vcs"), "{listed:?}");
+    let called = cli(&["call", "--mount", &data, "git_log", r#"{"max_count": 1}"#]).await;
+    assert!(called.stdout.contains("after the merge"), "{called:?}");
+}
+
+#[tokio::test]
+async fn history_tools_match_git_loose_then_packed() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    history(&dir);
+    let server = Server::start(&git_config(&fixture)).await;
+    compare_history(&server, &dir).await;
+    git(&dir, &["gc", "-q", "--aggressive"]);
+    assert!(
+        std::fs::read_dir(dir.join(".git/objects/pack"))
+            .unwrap()
+            .any(|entry| entry.unwrap().path().extension() == Some("pack".as_ref())),
+        "git gc made a pack"
+    );
+    compare_history(&server, &dir).await;
+    server.stop().await;
+}
+
+/// `git status --porcelain=v1` as (code, path) pairs.
+fn porcelain(dir: &Path) -> Vec<(String, String)> {
+    git(dir, &["status", "--porcelain=v1"])
+        .lines()
+        // Porcelain quotes a path with a space in a rename; the plugin never does.
+        .map(|line| (line[..2].to_owned(), line[3..].replace('"', "")))
+        .collect()
+}
+
+/// The plugin's status in the same shape as [`porcelain`].
+fn as_porcelain(report: &Value) -> Vec<(String, String)> {
+    let code = |status: &str| match status {
+        "added" => 'A',
+        "deleted" => 'D',
+        "modified" => 'M',
+        "renamed" => 'R',
+        "copied" => 'C',
+        "typechange" => 'T',
+        other => panic!("unknown status {other}"),
+    };
+    let mut codes: std::collections::BTreeMap<String, (char, char)> = Default::default();
+    let mut names = std::collections::BTreeMap::new();
+    for change in report["staged"].as_array().unwrap() {
+        let path = change["path"].as_str().unwrap().to_owned();
+        codes.entry(path.clone()).or_insert((' ', ' ')).0 =
+            code(change["status"].as_str().unwrap());
+        if let Some(old) = change["old_path"].as_str() {
+            names.insert(
+                path,
+                format!("{old} -> {}", change["path"].as_str().unwrap()),
+            );
+        }
+    }
+    for change in report["unstaged"].as_array().unwrap() {
+        let path = change["path"].as_str().unwrap().to_owned();
+        codes.entry(path).or_insert((' ', ' ')).1 = code(change["status"].as_str().unwrap());
+    }
+    let mut out: Vec<(String, String)> = codes
+        .into_iter()
+        .map(|(path, (x, y))| {
+            let shown = names.get(&path).cloned().unwrap_or(path);
+            (format!("{x}{y}"), shown)
+        })
+        .collect();
+    for path in report["conflicted"].as_array().unwrap() {
+        out.push(("UU".to_owned(), path.as_str().unwrap().to_owned()));
+    }
+    for path in report["untracked"].as_array().unwrap() {
+        out.push(("??".to_owned(), path.as_str().unwrap().to_owned()));
+    }
+    out.sort_by(|a, b| a.1.cmp(&b.1));
+    out
+}
+
+#[tokio::test]
+async fn status_and_worktree_diffs_match_git() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    history(&dir);
+    // Staged: a rename, a new file, a deletion, an edit; unstaged: edits and a deletion; untracked
+    // files and a wholly untracked directory; ignored files and directories.
+    git(&dir, &["mv", "new name.txt", "renamed again.txt"]);
+    write(&dir, "staged.txt", "staged\n");
+    git(&dir, &["add", "staged.txt"]);
+    git(&dir, &["rm", "-q", "run.sh"]);
+    write(
+        &dir,
+        "src/lib.rs",
+        "fn one() {\n    111\n}\n\nfn two() {\n    22\n}\n",
+    );
+    git(&dir, &["add", "src/lib.rs"]);
+    write(
+        &dir,
+        "src/lib.rs",
+        "fn one() {\n    111\n}\n\nfn two() {\n    2222\n}\n",
+    );
+    write(&dir, "notes.txt", "short now\n");
+    std::fs::remove_file(dir.join("données/résumé.txt")).unwrap();
+    write(&dir, "image.bin", b"\x89PNG\0\x07");
+    write(&dir, ".gitignore", "*.log\nbuild/\n");
+    write(&dir, "debug.log", "ignored\n");
+    write(&dir, "build/out.o", "ignored\n");
+    write(&dir, "untracked.txt", "new\n");
+    write(&dir, "newdir/a.txt", "a\n");
+    write(&dir, "newdir/b.txt", "b\n");
+    write(&dir, "ünïcode.txt", "u\n");
+
+    let server = Server::start(&git_config(&fixture)).await;
+    let status = structured(&server, "git_status", json!({})).await;
+    let mut expected = porcelain(&dir);
+    expected.sort_by(|a, b| a.1.cmp(&b.1));
+    assert_eq!(as_porcelain(&status), expected, "{status}");
+    assert_eq!(status["branch"], json!("main"));
+    let quiet = structured(&server, "git_status", json!({"untracked": false})).await;
+    assert_eq!(quiet["untracked"], json!([]));
+
+    let unstaged = server.call("git_diff", json!({})).await.ok_text();
+    assert_eq!(unstaged, git(&dir, &["diff"]));
+    let staged = server
+        .call("git_diff", json!({"staged": true}))
+        .await
+        .ok_text();
+    assert_eq!(staged, git(&dir, &["diff", "--cached"]));
+    let one = server
+        .call("git_diff", json!({"path": "src/lib.rs", "context": 0}))
+        .await
+        .ok_text();
+    assert_eq!(one, git(&dir, &["diff", "-U0", "--", "src/lib.rs"]));
+
+    // A clean tree says so.
+    git(&dir, &["stash", "-q", "--all"]);
+    let clean = server.call("git_status", json!({})).await.ok_text();
+    assert!(clean.contains("nothing to commit"), "{clean}");
+    assert_eq!(
+        server.call("git_diff", json!({})).await.ok_text(),
+        "no changes\n"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn conflicts_detached_head_upstream_empty_and_shallow_repositories() {
+    let fixture = Fixture::new();
+    let data = fixture.path("data");
+
+    // A merge that stops on a conflict.
+    let conflict = data.join("conflict");
+    init(&conflict);
+    write(&conflict, "a.txt", "base\n");
+    commit(&conflict, "base");
+    git(&conflict, &["checkout", "-q", "-b", "other"]);
+    write(&conflict, "a.txt", "theirs\n");
+    commit(&conflict, "theirs");
+    git(&conflict, &["checkout", "-q", "main"]);
+    write(&conflict, "a.txt", "ours\n");
+    commit(&conflict, "ours");
+    let merge = Command::new("git")
+        .current_dir(&conflict)
+        .args([
+            "-c",
+            "user.name=x",
+            "-c",
+            "user.email=x@x",
+            "merge",
+            "-q",
+            "other",
+        ])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(!merge.status.success(), "the merge conflicts");
+
+    // A detached HEAD.
+    let detached = data.join("detached");
+    history(&detached);
+    git(&detached, &["checkout", "-q", "HEAD~2"]);
+
+    // An empty repository.
+    let empty = data.join("empty");
+    init(&empty);
+
+    // A clone that tracks its origin, one commit behind and one ahead; and a shallow clone.
+    let origin = data.join("origin");
+    history(&origin);
+    let url = format!("file://{}", origin.display());
+    let clone = data.join("clone");
+    git(&data, &["clone", "-q", &url, clone.to_str().unwrap()]);
+    write(&origin, "later.txt", "later\n");
+    commit(&origin, "later on origin");
+    git(&clone, &["fetch", "-q"]);
+    write(&clone, "local.txt", "local\n");
+    commit(&clone, "local");
+    let shallow = data.join("shallow");
+    git(
+        &data,
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "2",
+            &url,
+            shallow.to_str().unwrap(),
+        ],
+    );
+
+    let server = Server::start(&git_config(&fixture)).await;
+    let repo = |dir: &Path| dir.display().to_string();
+
+    let status = structured(&server, "git_status", json!({"repo": repo(&conflict)})).await;
+    assert_eq!(status["conflicted"], json!(["a.txt"]), "{status}");
+
+    let status = structured(&server, "git_status", json!({"repo": repo(&detached)})).await;
+    assert_eq!(status["branch"], Value::Null);
+    assert_eq!(
+        status["head"],
+        json!(git(&detached, &["rev-parse", "HEAD"]).trim())
+    );
+    let branches = structured(&server, "git_branches", json!({"repo": repo(&detached)})).await;
+    assert_eq!(branches["current"], Value::Null);
+
+    let text = server
+        .call("git_status", json!({"repo": repo(&empty)}))
+        .await
+        .ok_text();
+    assert!(text.contains("no commits yet"), "{text}");
+    let log = server
+        .call("git_log", json!({"repo": repo(&empty)}))
+        .await
+        .error_text();
+    assert!(log.contains("no commits yet"), "{log}");
+
+    let status = structured(&server, "git_status", json!({"repo": repo(&clone)})).await;
+    assert_eq!(
+        status["upstream"],
+        json!({"name": "origin/main", "ahead": 1, "behind": 1}),
+        "{status}"
+    );
+    let branches = structured(
+        &server,
+        "git_branches",
+        json!({"repo": repo(&clone), "remote": true}),
+    )
+    .await;
+    let names: Vec<&str> = branches["branches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["main", "origin/feature", "origin/main"],
+        "{branches}"
+    );
+
+    let log = structured(&server, "git_log", json!({"repo": repo(&shallow)})).await;
+    assert_eq!(ids(&log), git_ids(&shallow, &[]));
+    let show = server
+        .call("git_show", json!({"repo": repo(&shallow), "rev": "HEAD~1"}))
+        .await
+        .ok_text();
+    assert!(show.contains("diff --git"), "{show}");
+    let blame = structured(
+        &server,
+        "git_blame",
+        json!({"repo": repo(&shallow), "path": "notes.txt"}),
+    )
+    .await;
+    assert!(!blame["hunks"].as_array().unwrap().is_empty(), "{blame}");
+
+    let error = server
+        .call("git_log", json!({"repo": fixture.arg("data")}))
+        .await
+        .error_text();
+    assert!(error.contains("not a git repository"), "{error}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn repositories_cannot_read_outside_the_mount_or_run_anything() {
+    let fixture = Fixture::new();
+    let data = fixture.path("data");
+    let outside = fixture.path("outside");
+    init(&outside);
+    write(&outside, "secret.txt", format!("{SECRET}\n"));
+    commit(&outside, &format!("{SECRET} commit"));
+
+    // A clone that borrows the outside repository's objects through `alternates`.
+    let borrowed = data.join("borrowed");
+    git(
+        fixture.root(),
+        &[
+            "clone",
+            "-q",
+            "--shared",
+            outside.to_str().unwrap(),
+            borrowed.to_str().unwrap(),
+        ],
+    );
+    assert!(borrowed.join(".git/objects/info/alternates").is_file());
+
+    // A working tree whose `.git` file points outside.
+    let pointer = data.join("pointer");
+    std::fs::create_dir_all(&pointer).unwrap();
+    write(
+        &pointer,
+        ".git",
+        format!("gitdir: {}\n", outside.join(".git").display()),
+    );
+
+    // Filter, diff and hook drivers that would leave a marker if anything ran.
+    let drivers = data.join("drivers");
+    init(&drivers);
+    write(&drivers, ".gitattributes", "* filter=evil diff=evil\n");
+    write(&drivers, "a.txt", "one\n");
+    commit(&drivers, "first");
+    let marker = fixture.path("ran");
+    let command = format!("touch {}", marker.display());
+    for key in [
+        "filter.evil.clean",
+        "filter.evil.smudge",
+        "filter.evil.process",
+        "diff.evil.textconv",
+        "diff.evil.command",
+        "core.fsmonitor",
+        "core.hooksPath",
+    ] {
+        git(&drivers, &["config", key, &command]);
+    }
+    write(&drivers, "a.txt", "two\n");
+
+    // A repository with a corrupt object.
+    let corrupt = data.join("corrupt");
+    init(&corrupt);
+    write(&corrupt, "a.txt", "one\n");
+    commit(&corrupt, "first");
+    let blob = git(&corrupt, &["rev-parse", "HEAD:a.txt"]);
+    let blob = blob.trim();
+    let object = corrupt
+        .join(".git/objects")
+        .join(&blob[..2])
+        .join(&blob[2..]);
+    let mut permissions = std::fs::metadata(&object).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    permissions.set_readonly(false);
+    std::fs::set_permissions(&object, permissions).unwrap();
+    std::fs::write(&object, b"not zlib at all").unwrap();
+
+    let server = Server::start(&git_config(&fixture)).await;
+    let repo = |dir: &Path| dir.display().to_string();
+    for tool_args in [
+        ("git_log", json!({"repo": repo(&borrowed)})),
+        ("git_show", json!({"repo": repo(&borrowed), "rev": "HEAD"})),
+        ("git_status", json!({"repo": repo(&borrowed)})),
+        ("git_log", json!({"repo": repo(&pointer)})),
+        ("git_status", json!({"repo": repo(&pointer)})),
+        (
+            "git_show",
+            json!({"repo": repo(&pointer), "rev": "HEAD", "path": "secret.txt"}),
+        ),
+    ] {
+        let result = server.call(tool_args.0, tool_args.1.clone()).await;
+        assert!(
+            !result.text().contains(SECRET) && !result.0.to_string().contains(SECRET),
+            "{tool_args:?} leaked: {result:?}"
+        );
+    }
+
+    // Each refusal says why.
+    let borrowed_log = server
+        .call("git_log", json!({"repo": repo(&borrowed)}))
+        .await
+        .error_text();
+    assert!(borrowed_log.contains("alternates"), "{borrowed_log}");
+    let pointer_log = server
+        .call("git_log", json!({"repo": repo(&pointer)}))
+        .await
+        .error_text();
+    assert!(
+        pointer_log.contains("not a git repository"),
+        "{pointer_log}"
+    );
+
+    for (tool, args) in [
+        ("git_status", json!({"repo": repo(&drivers)})),
+        ("git_diff", json!({"repo": repo(&drivers)})),
+        (
+            "git_diff",
+            json!({"repo": repo(&drivers), "from": "HEAD", "to": "HEAD"}),
+        ),
+        ("git_show", json!({"repo": repo(&drivers), "rev": "HEAD"})),
+        (
+            "git_blame",
+            json!({"repo": repo(&drivers), "path": "a.txt"}),
+        ),
+    ] {
+        // A normal result or an error, never a crash.
+        let result = server.call(tool, args).await;
+        assert!(!result.text().contains("crashed"), "{tool}: {result:?}");
+    }
+    assert!(!marker.exists(), "a driver ran");
+
+    let broken = server
+        .call(
+            "git_show",
+            json!({"repo": repo(&corrupt), "rev": "HEAD", "path": "a.txt"}),
+        )
+        .await
+        .error_text();
+    assert!(!broken.contains("crashed"), "{broken}");
+    // The server keeps serving.
+    let log = structured(&server, "git_log", json!({"repo": repo(&corrupt)})).await;
+    assert_eq!(log["commits"].as_array().unwrap().len(), 1);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn output_stops_at_the_cap_with_a_note() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    history(&dir);
+    let big: String = (0..2000)
+        .map(|n| format!("a longer line number {n}\n"))
+        .collect();
+    write(&dir, "big.txt", &big);
+    commit(&dir, "a big file");
+    fixture.config(
+        r#"
+[[plugin]]
+name = "git"
+path = "builtin:git"
+mounts = [{ host = "data", mode = "ro" }]
+config = { max_output_bytes = "1200" }
+"#,
+    );
+    let server = Server::start(&fixture.path("plugins.toml")).await;
+
+    let diff = server
+        .call("git_diff", json!({"from": "HEAD~1", "to": "HEAD"}))
+        .await;
+    let text = diff.ok_text();
+    assert!(text.len() < 1200, "{}", text.len());
+    assert!(text.contains("output cap reached"), "{text}");
+    assert_eq!(diff.structured()["truncated"], json!(true));
+
+    let show = server
+        .call("git_show", json!({"rev": "HEAD", "path": "big.txt"}))
+        .await
+        .ok_text();
+    assert!(
+        show.len() < 1200 && show.contains("output cap reached"),
+        "{show}"
+    );
+
+    let blame = server.call("git_blame", json!({"path": "big.txt"})).await;
+    assert!(blame.ok_text().contains("output cap reached"));
+    assert_eq!(blame.structured()["truncated"], json!(true));
+
+    let log = server.call("git_log", json!({"max_count": 100})).await;
+    let shown = log.structured()["commits"].as_array().unwrap().len();
+    assert!(shown < 8, "{shown}");
+    assert_eq!(log.structured()["more"], json!(true));
+    assert!(
+        log.ok_text().contains(&format!("skip={shown}")),
+        "{}",
+        log.text()
+    );
+    server.stop().await;
+}
