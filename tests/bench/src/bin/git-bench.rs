@@ -20,7 +20,9 @@
 //!    untracked paths, the commits, the blamed commits).
 //!
 //! Options: `--files N`, `--commits N`, `--dir PATH`, `--runs N`,
-//! `--toolcell PATH`, `--keep-going` (exit 0 even when an answer differs).
+//! `--toolcell PATH`, `--plugin FILE.wasm` (a git plugin component to serve
+//! instead of the builtin one), `--keep-going` (exit 0 even when an answer
+//! differs).
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -46,6 +48,7 @@ struct Args {
     dir: PathBuf,
     runs: usize,
     toolcell: Option<PathBuf>,
+    plugin: Option<PathBuf>,
     keep_going: bool,
 }
 
@@ -56,6 +59,7 @@ fn parse_args(root: &Path) -> Result<Args> {
         dir: root.join("target/bench/git-repo"),
         runs: 11,
         toolcell: None,
+        plugin: None,
         keep_going: false,
     };
     let mut it = std::env::args().skip(1);
@@ -67,11 +71,12 @@ fn parse_args(root: &Path) -> Result<Args> {
             "--dir" => args.dir = PathBuf::from(value()?),
             "--runs" => args.runs = value()?.parse::<usize>()?.max(1),
             "--toolcell" => args.toolcell = Some(PathBuf::from(value()?)),
+            "--plugin" => args.plugin = Some(std::fs::canonicalize(value()?)?),
             "--keep-going" => args.keep_going = true,
             "--help" | "-h" => {
                 println!(
                     "git-bench [--files N] [--commits N] [--dir PATH] [--runs N] \
-                     [--toolcell PATH] [--keep-going]"
+                     [--toolcell PATH] [--plugin FILE.wasm] [--keep-going]"
                 );
                 std::process::exit(0);
             }
@@ -149,13 +154,17 @@ fn main() -> Result<()> {
         .parent()
         .ok_or("the repository has no parent")?
         .join("git-bench.toml");
+    let plugin = match &args.plugin {
+        Some(path) => toml_string(path)?,
+        None => "\"builtin:git\"".to_string(),
+    };
     // Generous limits: the benchmark wants whole answers, not the defaults' caps.
     std::fs::write(
         &config,
         format!(
             "[limits]\ntimeout_ms = 600000\nmemory_mb = 2048\nmax_output_bytes = 67108864\n\n\
-             [[plugin]]\nname = \"git\"\npath = \"builtin:git\"\n\
-             mounts = [{{ host = {}, mode = \"ro\" }}]\n",
+             [[plugin]]\nname = \"git\"\npath = {plugin}\n\
+             mounts = [{{ host = {}, mode = \"ro\" }}]\nconfig = {{ max_output_bytes = \"60000000\" }}\n",
             toml_string(&repo)?
         ),
     )?;
@@ -209,7 +218,7 @@ fn strings(items: &[&str]) -> Vec<String> {
 
 /// `path` as a TOML basic string.
 fn toml_string(path: &Path) -> Result<String> {
-    let text = path.to_str().ok_or("the repository's path is not UTF-8")?;
+    let text = path.to_str().ok_or("a path is not UTF-8")?;
     Ok(serde_json::to_string(text)?)
 }
 
