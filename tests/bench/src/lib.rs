@@ -95,6 +95,29 @@ pub fn process_cpu(pid: u32) -> Duration {
     Duration::from_nanos(nanos)
 }
 
+/// A small, fast, deterministic generator (xorshift64*) for generated trees.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next number.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// One of `items`.
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
 /// The workspace root.
 pub fn workspace_root() -> Result<PathBuf> {
     Ok(std::fs::canonicalize(concat!(

@@ -32,7 +32,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 use toolcell_bench::{
-    Result, Sample, Server, build_toolcell, children_cpu, ratio, summary, workspace_root,
+    Result, Rng, Sample, Server, build_toolcell, children_cpu, ratio, summary, workspace_root,
 };
 
 /// The file whose blame is timed, and its length.
@@ -314,32 +314,7 @@ fn git_command(repo: &Path) -> Command {
 }
 
 fn git(repo: &Path, args: &[&str]) -> Result<String> {
-    let output = git_command(repo).args(args).output()?;
-    if !output.status.success() {
-        return Err(format!(
-            "git {} failed: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&output.stderr)
-        )
-        .into());
-    }
-    Ok(String::from_utf8(output.stdout)?)
-}
-
-/// A small, fast, deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+    Ok(run_git(repo, &strings(args))?.1)
 }
 
 const WORDS: &[&str] = &[
@@ -348,8 +323,8 @@ const WORDS: &[&str] = &[
 ];
 
 fn line(rng: &mut Rng, number: usize) -> String {
-    let a = WORDS[rng.below(WORDS.len())];
-    let b = WORDS[rng.below(WORDS.len())];
+    let a = rng.pick(WORDS);
+    let b = rng.pick(WORDS);
     format!(
         "    let {a}_{number} = {b}_table.get({}); // {a} {b}\n",
         rng.below(100_000)

@@ -30,7 +30,8 @@ use std::time::Instant;
 
 use serde_json::json;
 use toolcell_bench::{
-    Result, Sample, Server, build_toolcell, children_cpu, own_cpu, ratio, summary, workspace_root,
+    Result, Rng, Sample, Server, build_toolcell, children_cpu, own_cpu, ratio, summary,
+    workspace_root,
 };
 use toolcell_plugin_search::grep::{GrepOptions, grep};
 use toolcell_plugin_search::vfs::StdFs;
@@ -209,26 +210,6 @@ struct Generated {
     searched_files: usize,
     searched_bytes: u64,
     other_files: usize,
-}
-
-/// A small, fast, deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
 }
 
 const WORDS: &[&str] = &[
