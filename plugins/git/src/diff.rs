@@ -166,7 +166,8 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn name(self) -> &'static str {
+    /// The kind as the tools' structured content names it.
+    pub fn name(self) -> &'static str {
         match self {
             Kind::Added => "added",
             Kind::Deleted => "deleted",

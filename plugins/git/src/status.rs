@@ -243,15 +243,7 @@ fn path_change(change: &diff::FileChange) -> PathChange {
             }
             _ => None,
         },
-        status: match change.kind {
-            Kind::Added => "added",
-            Kind::Deleted => "deleted",
-            Kind::Modified => "modified",
-            Kind::Renamed => "renamed",
-            Kind::Copied => "copied",
-            Kind::Unmerged => "unmerged",
-        }
-        .to_owned(),
+        status: change.kind.name().to_owned(),
     }
 }
 
