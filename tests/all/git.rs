@@ -900,3 +900,88 @@ config = { max_output_bytes = "1200" }
     );
     server.stop().await;
 }
+
+/// Blame holds only the versions it compares: a file with a long history is blamed under a
+/// memory limit far below the sum of its versions (gix's blame kept every version it had
+/// seen, and a 2,000-line file with 1,700 versions needed more than 768 MiB).
+#[tokio::test]
+async fn blame_of_a_long_history_stays_within_its_memory_limit() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data/repo");
+    init(&dir);
+    const LINES: usize = 1500;
+    const VERSIONS: usize = 800;
+    let mut lines: Vec<String> = (0..LINES)
+        .map(|n| format!("line {n}: the original text of this line, long enough to count\n"))
+        .collect();
+    let mut stream = Vec::new();
+    for version in 0..VERSIONS {
+        let changed = version * 7919 % LINES;
+        lines[changed] = format!("line {changed}: rewritten by version {version}\n");
+        let contents = lines.concat();
+        let message = format!("version {version}\n");
+        let time = 1_700_000_000 + version * 3600;
+        stream.extend_from_slice(
+            format!(
+                "commit refs/heads/main\nmark :{}\ncommitter Ada <ada@example.com> {time} +0000\n\
+                 data {}\n{message}",
+                version + 1,
+                message.len()
+            )
+            .as_bytes(),
+        );
+        if version > 0 {
+            stream.extend_from_slice(format!("from :{version}\n").as_bytes());
+        }
+        stream.extend_from_slice(
+            format!("M 100644 inline long.txt\ndata {}\n", contents.len()).as_bytes(),
+        );
+        stream.extend_from_slice(contents.as_bytes());
+        stream.push(b'\n');
+    }
+    let mut importer = Command::new("git")
+        .current_dir(&dir)
+        .args(["fast-import", "--quiet"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("run git fast-import");
+    std::io::Write::write_all(importer.stdin.as_mut().unwrap(), &stream).unwrap();
+    drop(importer.stdin.take());
+    assert!(importer.wait().unwrap().success());
+    git(&dir, &["checkout", "-q", "main"]);
+    fixture.config(
+        r#"
+[[plugin]]
+name = "git"
+path = "builtin:git"
+mounts = [{ host = "data", mode = "ro" }]
+limits = { memory_mb = 128 }
+"#,
+    );
+    let server = Server::start(&fixture.path("plugins.toml")).await;
+    let blame = structured(
+        &server,
+        "git_blame",
+        json!({"repo": "repo", "path": "long.txt"}),
+    )
+    .await;
+    let mut actual = Vec::new();
+    for hunk in blame["hunks"].as_array().unwrap() {
+        let commit = hunk["commit"].as_str().unwrap();
+        actual.extend(std::iter::repeat_n(
+            commit.to_owned(),
+            hunk["lines"].as_u64().unwrap() as usize,
+        ));
+    }
+    let expected: Vec<String> = git(
+        &dir,
+        &["blame", "--root", "-l", "-s", "HEAD", "--", "long.txt"],
+    )
+    .lines()
+    .map(|line| line[..40].to_owned())
+    .collect();
+    assert_eq!(actual.len(), LINES);
+    assert_eq!(actual, expected);
+}

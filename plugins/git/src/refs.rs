@@ -130,7 +130,7 @@ pub fn git_branches(args: BranchesArgs) -> Result<Output, Error> {
     Output::structured(&report, text)
 }
 
-fn collect<'r, E: std::fmt::Display>(
+fn collect<'r, E: std::error::Error>(
     refs: impl Iterator<Item = Result<gix::Reference<'r>, E>>,
     remote: bool,
     into: &mut Vec<Ref>,

@@ -21,11 +21,28 @@ pub fn open(repo: Option<&str>) -> Result<gix::Repository, Error> {
     }
     // The sandbox shows no permission bits, so every executable file would
     // look changed: compare contents only, as git does with this setting.
-    let options = gix::open::Options::isolated().config_overrides(["core.fileMode=false"]);
+    // Nor does it show inode, device, owner or change time (WASI's stat has
+    // sizes and times only), so the index's records of those never match and
+    // every tracked file would be read and hashed: compare the modification
+    // time and size, as `core.checkStat=minimal` makes git do. Files changed
+    // after the index was written are still hashed (racy-git check).
+    let options = gix::open::Options::isolated().config_overrides([
+        "core.fileMode=false",
+        "core.trustCTime=false",
+        "core.checkStat=minimal",
+    ]);
     let mut repo =
         gix::open_opts(&path, options).map_err(|error| not_a_repository(&path, &error))?;
     // Commits and trees are read over and over by walks, diffs and blame.
     repo.object_cache_size_if_unset(16 * 1024 * 1024);
+    // Decoded delta bases: without them every object at the end of a delta
+    // chain decodes the whole chain again (gix sets this cache only with its
+    // `max-performance` feature, which also brings threads).
+    repo.objects.set_pack_cache(|| {
+        Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(
+            24 * 1024 * 1024,
+        ))
+    });
     Ok(repo)
 }
 
@@ -136,9 +153,28 @@ pub fn iso_time(time: &gix::date::Time) -> String {
     time.format_or_unix(gix::date::time::format::ISO8601_STRICT)
 }
 
-/// Any gix error as a tool error, with what was being done.
-pub fn fail(what: &str, error: impl std::fmt::Display) -> Error {
-    Error::new(format!("{what}: {error}"))
+/// Any gix error as a tool error, with what was being done and the causes
+/// under it (gix's top-level messages often leave out the one that matters,
+/// such as an allocation that failed).
+pub fn fail(what: &str, error: impl std::error::Error) -> Error {
+    let mut message = format!("{what}: {error}");
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let text = inner.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
+        }
+        cause = inner.source();
+    }
+    if message.contains("memory allocation failed") {
+        message.push_str(
+            " (the plugin ran out of memory: its linear memory may not grow past the \
+             `memory_mb` limit, 256 MiB unless plugins.toml raises it for the git plugin \
+             with `limits = { memory_mb = ... }`)",
+        );
+    }
+    Error::new(message)
 }
 
 /// The output budget: the plugin's `max_output_bytes` config value.
