@@ -144,6 +144,10 @@ impl Engine {
         config.wasm_component_model(true);
         config.epoch_interruption(true);
         config.allocation_strategy(pool(capacity));
+        // For `perf`: name the compiled guest functions (README, Performance).
+        if std::env::var_os("TOOLCELL_PERFMAP").is_some() {
+            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
         // The runtime engine: the same configuration without a compiler.
         let runtime = |config: &wasmtime::Config| {
             let mut runtime = config.clone();

@@ -158,11 +158,13 @@ fn main() -> Result<()> {
         Some(path) => toml_string(path)?,
         None => "\"builtin:git\"".to_string(),
     };
-    // Generous limits: the benchmark wants whole answers, not the defaults' caps.
+    // Generous time and output limits: the benchmark wants whole answers,
+    // not the defaults' caps. Memory stays at the default (256 MiB): every
+    // tool must work within it.
     std::fs::write(
         &config,
         format!(
-            "[limits]\ntimeout_ms = 600000\nmemory_mb = 2048\nmax_output_bytes = 67108864\n\n\
+            "[limits]\ntimeout_ms = 600000\nmax_output_bytes = 67108864\n\n\
              [[plugin]]\nname = \"git\"\npath = {plugin}\n\
              mounts = [{{ host = {}, mode = \"ro\" }}]\nconfig = {{ max_output_bytes = \"60000000\" }}\n",
             toml_string(&repo)?
