@@ -215,6 +215,25 @@ async fn compare_history(server: &Server, dir: &Path) {
         let log = structured(server, "git_log", json!({"path": path})).await;
         assert_eq!(ids(&log), git_ids(dir, &["--", path]), "path {path}");
     }
+    // `follow` goes on under the earlier name of a renamed file, as `--follow` does.
+    for path in ["new name.txt", "notes.txt", "src"] {
+        let log = structured(server, "git_log", json!({"path": path, "follow": true})).await;
+        assert_eq!(
+            ids(&log),
+            git_ids(dir, &["--follow", "--", path]),
+            "follow {path}"
+        );
+    }
+    let renamed = structured(
+        server,
+        "git_log",
+        json!({"path": "new name.txt", "follow": true}),
+    )
+    .await;
+    assert!(
+        ids(&renamed).len()
+            > ids(&structured(server, "git_log", json!({"path": "new name.txt"})).await).len()
+    );
     let log = structured(server, "git_log", json!({"rev": "feature"})).await;
     assert_eq!(ids(&log), git_ids(dir, &["feature"]));
     let log = structured(server, "git_log", json!({"grep": "work"})).await;

@@ -9,7 +9,7 @@ use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Error, Output};
 
-use crate::diff::{self, Kind};
+use crate::diff;
 use crate::repo::{self, Text, fail, iso_time};
 
 /// Arguments of `git_blame`.
@@ -254,7 +254,8 @@ fn walk(
                 .map_err(|e| fail(&format!("cannot read commit {parent_id}"), e))?;
             let source = match blob_at(&parent, path.as_ref())? {
                 Some(blob) => Some((path.clone(), blob)),
-                None => renamed_from(repo, &parent, &commit, &path)?,
+                None => diff::renamed_from(repo, &parent, &commit, &path)?
+                    .map(|earlier| (earlier.path, earlier.id)),
             };
             sources.push((*parent_id, source));
         }
@@ -371,21 +372,6 @@ fn blob_at(commit: &gix::Commit<'_>, path: &BStr) -> Result<Option<ObjectId>, Er
     Ok(entry
         .filter(|entry| entry.mode().is_blob() || entry.mode().is_link())
         .map(|entry| entry.object_id()))
-}
-
-/// The path and version `path` had in `parent` when `commit` renamed it.
-fn renamed_from(
-    repo: &gix::Repository,
-    parent: &gix::Commit<'_>,
-    commit: &gix::Commit<'_>,
-    path: &BString,
-) -> Result<Option<(BString, ObjectId)>, Error> {
-    let changes = diff::tree_changes(repo, Some(parent), commit, Some(path))?;
-    Ok(changes.into_iter().find_map(|change| {
-        let new = change.new.as_ref()?;
-        let old = change.old?;
-        (change.kind == Kind::Renamed && new.path == *path).then_some((old.path, old.id))
-    }))
 }
 
 fn read_blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, Error> {

@@ -323,6 +323,22 @@ pub fn tree_changes(
     Ok(changes)
 }
 
+/// The file `path` was in `parent` when `commit` renamed it to `path`, if
+/// it did (git's rename detection over the two trees).
+pub fn renamed_from(
+    repo: &gix::Repository,
+    parent: &gix::Commit<'_>,
+    commit: &gix::Commit<'_>,
+    path: &BString,
+) -> Result<Option<Side>, Error> {
+    let changes = tree_changes(repo, Some(parent), commit, Some(path))?;
+    Ok(changes.into_iter().find_map(|change| {
+        let renamed = change.kind == Kind::Renamed
+            && change.new.as_ref().is_some_and(|new| new.path == *path);
+        renamed.then_some(change.old).flatten()
+    }))
+}
+
 /// The changes from HEAD's tree to the index, with renames, limited to `path`.
 pub fn staged_changes(
     repo: &gix::Repository,

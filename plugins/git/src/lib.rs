@@ -36,7 +36,8 @@ fn tools() -> Vec<Tool> {
                 "List commits reachable from `rev` (default HEAD: a branch, tag, id or `HEAD~3`), \
                  newest first by commit date as `git log` does: id, parents, author, dates and \
                  subject; the whole message when `max_count` is 1. `path` keeps the commits \
-                 that changed that file or directory (renames are not followed); `since` and \
+                 that changed that file or directory; with `follow`, a file's commits under its \
+                 earlier names too (as `git log --follow`); `since` and \
                  `until` take dates such as `2024-05-01` or `2 weeks ago`; `author` and `grep` \
                  keep commits whose author or message contains the text (plain text, case \
                  sensitive). `skip` pages through long histories.",

@@ -4,7 +4,8 @@
 //! first. With `path`, history is simplified as `git log -- <path>` does: a
 //! commit is shown when the path differs from its parent; a merge that
 //! leaves the path as one parent had it is not shown, and only that parent
-//! is followed.
+//! is followed. With `follow` too, the walk goes on under a file's earlier
+//! name from the commit that renamed it, as `git log --follow` does.
 
 use std::collections::{BinaryHeap, HashSet};
 
@@ -14,6 +15,7 @@ use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Error, Output};
 
+use crate::diff;
 use crate::repo::{self, Text, fail, iso_time};
 
 /// Arguments of `git_log`.
@@ -33,6 +35,10 @@ pub struct LogArgs {
     skip: Option<u64>,
     /// Only commits that changed this file or directory (relative to the working tree).
     path: Option<String>,
+    /// With `path` naming a file: follow it across renames, listing the commits that changed it
+    /// under its earlier names too (as `git log --follow`). Default false.
+    #[serde(default)]
+    follow: bool,
     /// Only commits committed at or after this date: `2024-05-01`, `2024-05-01T12:00:00Z`,
     /// `2 weeks ago`.
     since: Option<String>,
@@ -97,7 +103,7 @@ pub fn git_log(args: LogArgs) -> Result<Output, Error> {
     let mut skip = args.skip.unwrap_or(0);
     let with_body = max == 1;
 
-    let mut walk = Walk::new(&repo, tip.id, path)?;
+    let mut walk = Walk::new(&repo, tip.id, path, args.follow)?;
     let mut commits = Vec::new();
     let mut more = false;
     while let Some(commit) = walk.next()? {
@@ -249,16 +255,24 @@ struct Walk<'r> {
     seen: HashSet<ObjectId>,
     queued: u64,
     path: Option<BString>,
+    /// Whether `path` changes to a file's earlier name at a rename.
+    follow: bool,
 }
 
 impl<'r> Walk<'r> {
-    fn new(repo: &'r gix::Repository, tip: ObjectId, path: Option<BString>) -> Result<Self, Error> {
+    fn new(
+        repo: &'r gix::Repository,
+        tip: ObjectId,
+        path: Option<BString>,
+        follow: bool,
+    ) -> Result<Self, Error> {
         let mut walk = Walk {
             repo,
             queue: BinaryHeap::new(),
             seen: HashSet::new(),
             queued: 0,
             path,
+            follow,
         };
         walk.enqueue(tip)?;
         Ok(walk)
@@ -297,12 +311,19 @@ impl<'r> Walk<'r> {
             };
             let mine = entry_at(&commit, &path)?;
             let mut same_as = None;
+            let mut first_parent = None;
+            let mut in_a_parent = false;
             for parent in &parents {
                 let theirs = match self.repo.find_commit(*parent) {
-                    Ok(parent) => entry_at(&parent, &path)?,
+                    Ok(parent) => {
+                        let theirs = entry_at(&parent, &path)?;
+                        first_parent.get_or_insert(parent);
+                        theirs
+                    }
                     // A shallow clone's boundary: the parent is not there.
                     Err(_) => None,
                 };
+                in_a_parent |= theirs.is_some();
                 if theirs == mine {
                     same_as = Some(*parent);
                     break;
@@ -311,6 +332,17 @@ impl<'r> Walk<'r> {
             match same_as {
                 Some(parent) => self.enqueue_parent(parent)?,
                 None => {
+                    // The file appears here: if it was renamed from another
+                    // path, older commits are looked at under that one.
+                    if self.follow
+                        && mine.is_some()
+                        && !in_a_parent
+                        && let Some(parent) = &first_parent
+                        && let Some(earlier) =
+                            diff::renamed_from(self.repo, parent, &commit, &path)?
+                    {
+                        self.path = Some(earlier.path);
+                    }
                     for parent in parents {
                         self.enqueue_parent(parent)?;
                     }
