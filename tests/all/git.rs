@@ -577,6 +577,43 @@ async fn status_and_worktree_diffs_match_git() {
         .await
         .ok_text();
     assert_eq!(one, git(&dir, &["diff", "-U0", "--", "src/lib.rs"]));
+    // One revision against the working tree, and against the index, as `git diff REV` and
+    // `git diff --cached REV` give them.
+    for rev in ["HEAD", "HEAD~2", "v1"] {
+        let text = server
+            .call("git_diff", json!({"from": rev}))
+            .await
+            .ok_text();
+        assert_eq!(text, git(&dir, &["diff", rev]), "diff {rev}");
+        let cached = server
+            .call("git_diff", json!({"from": rev, "staged": true}))
+            .await
+            .ok_text();
+        assert_eq!(
+            cached,
+            git(&dir, &["diff", "--cached", rev]),
+            "diff --cached {rev}"
+        );
+    }
+    let stat = structured(&server, "git_diff", json!({"from": "HEAD~2", "stat": true})).await;
+    let mut listed: Vec<String> = stat["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|file| file["path"].as_str().unwrap().to_owned())
+        .collect();
+    listed.sort();
+    let mut expected: Vec<String> = git(&dir, &["diff", "--name-only", "HEAD~2"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    expected.sort();
+    assert_eq!(listed, expected);
+    let lone_to = server
+        .call("git_diff", json!({"to": "HEAD"}))
+        .await
+        .error_text();
+    assert!(lone_to.contains("`to` needs `from`"), "{lone_to}");
 
     // A clean tree says so.
     git(&dir, &["stash", "-q", "--all"]);

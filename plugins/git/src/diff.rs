@@ -32,13 +32,13 @@ const BINARY_PROBE_BYTES: usize = 8000;
 pub struct DiffArgs {
     /// The repository: a working tree or bare repository inside a mount. Default: the first mount.
     repo: Option<String>,
-    /// The old revision (a branch, tag, id or `HEAD~1`). Give it with `to` to compare two
-    /// revisions.
+    /// The old revision (a branch, tag, id or `HEAD~1`): with `to`, two revisions are compared;
+    /// alone, the revision is compared with the working tree (or with the index, `staged`).
     from: Option<String>,
     /// The new revision; needs `from`.
     to: Option<String>,
-    /// Compare the index (what is staged) with HEAD instead of the working tree with the index.
-    /// Default false.
+    /// Compare the index (what is staged) with HEAD (or with `from`) instead of the working tree
+    /// with the index. Default false.
     #[serde(default)]
     staged: bool,
     /// Only this file or directory (relative to the working tree).
@@ -102,13 +102,24 @@ pub fn git_diff(args: DiffArgs) -> Result<Output, Error> {
             let new = repo::commit(&repo, to)?;
             tree_changes(&repo, Some(&old), &new, path.as_ref())?
         }
-        (None, None) if args.staged => staged_changes(&repo, path.as_ref())?,
+        (Some(from), None) => {
+            let tree = repo::commit(&repo, from)?
+                .tree_id()
+                .map_err(|e| fail(&format!("cannot read the tree of `{from}`"), e))?
+                .detach();
+            if args.staged {
+                staged_changes(&repo, Some(tree), path.as_ref())?
+            } else {
+                revision_worktree_changes(&repo, tree, path.as_ref())?
+            }
+        }
+        (None, None) if args.staged => staged_changes(&repo, None, path.as_ref())?,
         (None, None) => unstaged_changes(&repo, path.as_ref())?,
-        _ => {
+        (None, Some(_)) => {
             return Err(Error::new(
-                "give both `from` and `to` to compare two revisions (comparing one revision with \
-                 the working tree is not supported yet); or neither, for the working tree \
-                 against the index (`staged`: the index against HEAD)",
+                "`to` needs `from`: give both to compare two revisions, `from` alone to compare \
+                 a revision with the working tree, or neither for the working tree against the \
+                 index (`staged`: the index against HEAD)",
             ));
         }
     };
@@ -339,12 +350,14 @@ pub fn renamed_from(
     }))
 }
 
-/// The changes from HEAD's tree to the index, with renames, limited to `path`.
+/// The changes from `tree` (default HEAD's) to the index, with renames,
+/// limited to `path`.
 pub fn staged_changes(
     repo: &gix::Repository,
+    tree: Option<ObjectId>,
     path: Option<&BString>,
 ) -> Result<Vec<FileChange>, Error> {
-    let items = crate::status::items(repo, false, path, true, false)?;
+    let items = crate::status::items(repo, false, path, tree, true, false)?;
     let mut changes = Vec::new();
     for item in items {
         if let gix::status::Item::TreeIndex(change) = item {
@@ -436,7 +449,7 @@ pub fn unstaged_changes(
     path: Option<&BString>,
 ) -> Result<Vec<FileChange>, Error> {
     let workdir = repo::workdir(repo)?;
-    let items = crate::status::items(repo, false, path, false, true)?;
+    let items = crate::status::items(repo, false, path, None, false, true)?;
     let mut changes = Vec::new();
     for item in items {
         let gix::status::Item::IndexWorktree(item) = item else {
@@ -501,6 +514,55 @@ pub fn unstaged_changes(
         };
         changes.push(change);
     }
+    changes.sort_by(|a, b| a.path().cmp(b.path()));
+    Ok(changes)
+}
+
+/// The changes from `tree` to the working tree, for the files the index
+/// tracks, as `git diff REV` gives them: the changes from the tree to the
+/// index, carried on by those from the index to the working tree. Limited to
+/// `path`.
+pub fn revision_worktree_changes(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    path: Option<&BString>,
+) -> Result<Vec<FileChange>, Error> {
+    let mut later: std::collections::HashMap<BString, FileChange> = unstaged_changes(repo, path)?
+        .into_iter()
+        .map(|change| (change.path().to_owned(), change))
+        .collect();
+    let mut changes = Vec::new();
+    for mut change in staged_changes(repo, Some(tree), path)? {
+        let carried = change.new.as_ref().and_then(|new| later.remove(&new.path));
+        if let Some(carried) = carried {
+            match carried.new {
+                // Deleted from the working tree since: gone, or never there.
+                None if change.old.is_none() => continue,
+                None => {
+                    change.kind = Kind::Deleted;
+                    change.new = None;
+                }
+                // Back to the revision's version: no change.
+                Some(worktree)
+                    if change.old.as_ref().is_some_and(|old| {
+                        old.path == worktree.path
+                            && old.id == worktree.id
+                            && old.mode == worktree.mode
+                    }) =>
+                {
+                    continue;
+                }
+                Some(worktree) => {
+                    change.new = Some(worktree);
+                    change.similarity = None;
+                }
+            }
+        }
+        changes.push(change);
+    }
+    // Files the index has as the revision had them: their change in the
+    // working tree is their change from the revision.
+    changes.extend(later.into_values());
     changes.sort_by(|a, b| a.path().cmp(b.path()));
     Ok(changes)
 }

@@ -74,9 +74,11 @@ fn tools() -> Vec<Tool> {
             .description(
                 "Show changes as a unified diff, as `git diff` does: by default the working \
                  tree against the index (unstaged changes); `staged` for the index against HEAD; \
-                 `from` and `to` for two revisions (renames detected). `path` limits it to a \
-                 file or directory, `context` sets the lines around each change (default 3), \
-                 `stat` gives only the changed files with added and deleted line counts. \
+                 `from` and `to` for two revisions; `from` alone for that revision against the \
+                 working tree (with `staged`, against the index). Renames are detected. `path` \
+                 limits it to a file or directory, `context` sets the lines around each change \
+                 (default 3), `stat` gives only the changed files with added and deleted line \
+                 counts. \
                  Binary files are named, not shown. Long output stops at a cap with a note. \
                  No textconv, filters or external diff drivers are run.",
             )

@@ -84,13 +84,14 @@ pub struct PathChange {
     pub status: String,
 }
 
-/// The status items of `repo`: HEAD against the index when `staged`, the
-/// index against the working tree (and untracked files when `untracked`)
-/// when `unstaged`; limited to `path`.
+/// The status items of `repo`: a tree (`tree`, default HEAD's) against the
+/// index when `staged`, the index against the working tree (and untracked
+/// files when `untracked`) when `unstaged`; limited to `path`.
 pub fn items(
     repo: &gix::Repository,
     untracked: bool,
     path: Option<&BString>,
+    tree: Option<ObjectId>,
     staged: bool,
     unstaged: bool,
 ) -> Result<Vec<gix::status::Item>, Error> {
@@ -100,7 +101,7 @@ pub fn items(
     } else {
         gix::status::UntrackedFiles::None
     };
-    let platform = repo
+    let mut platform = repo
         .status(gix::progress::Discard)
         .map_err(|e| {
             fail(
@@ -113,6 +114,9 @@ pub fn items(
         .tree_index_track_renames(gix::status::tree_index::TrackRenames::Given(
             gix::diff::Rewrites::default(),
         ));
+    if let Some(tree) = tree {
+        platform = platform.head_tree(tree);
+    }
     let patterns: Vec<BString> = path
         .filter(|path| !path.is_empty())
         .cloned()
@@ -167,7 +171,7 @@ pub fn git_status(args: StatusArgs) -> Result<Output, Error> {
         truncated: false,
     };
     let mut conflicted = HashSet::new();
-    for item in items(&repo, args.untracked, None, true, true)? {
+    for item in items(&repo, args.untracked, None, None, true, true)? {
         use gix::status::index_worktree::Item as W;
         use gix::status::plumbing::index_as_worktree::{Change, EntryStatus};
         match item {
