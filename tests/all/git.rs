@@ -19,14 +19,33 @@ const SECRET: &str = "TOOLCELL-SECRET";
 
 /// A config serving the git plugin with `data/` mounted read-only.
 fn git_config(fixture: &Fixture) -> std::path::PathBuf {
-    fixture.config(
+    git_config_with(fixture, "")
+}
+
+/// A config serving the git plugin with `data/` mounted read-only and `extra` lines in its table.
+fn git_config_with(fixture: &Fixture, extra: &str) -> std::path::PathBuf {
+    fixture.config(&format!(
         r#"
 [[plugin]]
 name = "git"
 path = "builtin:git"
-mounts = [{ host = "data", mode = "ro" }]
-"#,
-    )
+mounts = [{{ host = "data", mode = "ro" }}]
+{extra}
+"#
+    ))
+}
+
+/// The commit of each line, from a `git_blame` result's hunks.
+fn blamed_lines(blame: &Value) -> Vec<String> {
+    let mut lines = Vec::new();
+    for hunk in blame["hunks"].as_array().unwrap() {
+        let count = hunk["lines"].as_u64().unwrap() as usize;
+        lines.extend(std::iter::repeat_n(
+            hunk["commit"].as_str().unwrap().to_owned(),
+            count,
+        ));
+    }
+    lines
 }
 
 /// Each commit gets the next day, so the CLI and the plugin agree on every order.
@@ -390,12 +409,7 @@ async fn compare_history(server: &Server, dir: &Path) {
         ("notes.txt", "v1"),
     ] {
         let blame = structured(server, "git_blame", json!({"path": path, "rev": rev})).await;
-        let mut actual = Vec::new();
-        for hunk in blame["hunks"].as_array().unwrap() {
-            for _ in 0..hunk["lines"].as_u64().unwrap() {
-                actual.push(hunk["commit"].as_str().unwrap().to_owned());
-            }
-        }
+        let actual = blamed_lines(&blame);
         let expected: Vec<String> = git(dir, &["blame", "--root", "-l", "-s", rev, "--", path])
             .lines()
             .map(|line| line[..40].to_owned())
@@ -757,14 +771,10 @@ async fn conflicts_detached_head_upstream_empty_and_shallow_repositories() {
     .await;
     // The edge's commits have no parents here, as for git: lines older than the edge are its.
     // git marks them as boundary commits, `^` and 39 digits of the id; compare 39 digits.
-    let mut actual = Vec::new();
-    for hunk in blame["hunks"].as_array().unwrap() {
-        let lines = hunk["lines"].as_u64().unwrap() as usize;
-        actual.extend(std::iter::repeat_n(
-            hunk["commit"].as_str().unwrap()[..39].to_owned(),
-            lines,
-        ));
-    }
+    let actual: Vec<String> = blamed_lines(&blame)
+        .iter()
+        .map(|id| id[..39].to_owned())
+        .collect();
     let expected: Vec<String> = git(&shallow, &["blame", "-l", "-s", "HEAD", "--", "notes.txt"])
         .lines()
         .map(|line| line.trim_start_matches('^')[..39].to_owned())
@@ -928,16 +938,8 @@ async fn output_stops_at_the_cap_with_a_note() {
         .collect();
     write(&dir, "big.txt", &big);
     commit(&dir, "a big file");
-    fixture.config(
-        r#"
-[[plugin]]
-name = "git"
-path = "builtin:git"
-mounts = [{ host = "data", mode = "ro" }]
-config = { max_output_bytes = "1200" }
-"#,
-    );
-    let server = Server::start(&fixture.path("plugins.toml")).await;
+    let config = git_config_with(&fixture, r#"config = { max_output_bytes = "1200" }"#);
+    let server = Server::start(&config).await;
 
     let diff = server
         .call("git_diff", json!({"from": "HEAD~1", "to": "HEAD"}))
@@ -1022,30 +1024,14 @@ async fn blame_of_a_long_history_stays_within_its_memory_limit() {
     drop(importer.stdin.take());
     assert!(importer.wait().unwrap().success());
     git(&dir, &["checkout", "-q", "main"]);
-    fixture.config(
-        r#"
-[[plugin]]
-name = "git"
-path = "builtin:git"
-mounts = [{ host = "data", mode = "ro" }]
-limits = { memory_mb = 128 }
-"#,
-    );
-    let server = Server::start(&fixture.path("plugins.toml")).await;
+    let server = Server::start(&git_config_with(&fixture, "limits = { memory_mb = 128 }")).await;
     let blame = structured(
         &server,
         "git_blame",
         json!({"repo": "repo", "path": "long.txt"}),
     )
     .await;
-    let mut actual = Vec::new();
-    for hunk in blame["hunks"].as_array().unwrap() {
-        let commit = hunk["commit"].as_str().unwrap();
-        actual.extend(std::iter::repeat_n(
-            commit.to_owned(),
-            hunk["lines"].as_u64().unwrap() as usize,
-        ));
-    }
+    let actual = blamed_lines(&blame);
     let expected: Vec<String> = git(
         &dir,
         &["blame", "--root", "-l", "-s", "HEAD", "--", "long.txt"],
