@@ -13,7 +13,11 @@
 //! - [`stdio`]: the line transport on stdin and stdout.
 //! - [`http`]: the Streamable HTTP transport, with origin checks and tokens.
 //! - [`builtin`]: the first-party plugins embedded in the binary.
+//!
+//! Beside them, for plugin authors, [`authoring`]: `toolcell new`, `build`
+//! and `inspect`.
 
+pub mod authoring;
 pub mod builtin;
 pub mod config;
 pub mod engine;

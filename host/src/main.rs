@@ -11,6 +11,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use rmcp::model::ContentBlock;
+use toolcell::authoring::{self, Language, Project};
 use toolcell::builtin;
 use toolcell::config::{self, Config, MountArg};
 use toolcell::engine::{self, Engine};
@@ -43,6 +44,55 @@ enum Command {
     Call(CallArgs),
     /// Check the configuration and load every plugin; report every problem.
     Check(Common),
+    /// Write a new plugin project: one example tool, a README, and a
+    /// plugins.toml that serves the built component.
+    New(NewArgs),
+    /// Build the plugin project in DIR into DIR/<name>.wasm (Rust, Python or
+    /// JavaScript), installing what the build needs into the cache directory.
+    Build(BuildArgs),
+    /// Tell whether Toolcell can load a component: its contract version, its
+    /// tools and the capabilities it imports.
+    Inspect(InspectArgs),
+}
+
+#[derive(Args)]
+struct NewArgs {
+    /// The plugin's name: a-z, 0-9, `_` and `-`, starting with a letter.
+    name: String,
+
+    /// The language of the project.
+    #[arg(long, value_enum, default_value_t = Language::Rust)]
+    lang: Language,
+
+    /// The folder to create (default: ./NAME); it must not exist or be empty.
+    #[arg(long, value_name = "DIR")]
+    dir: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct BuildArgs {
+    /// The project folder.
+    #[arg(default_value = ".")]
+    dir: PathBuf,
+
+    /// Where build tools are installed (under `tools/`). Default:
+    /// $TOOLCELL_CACHE_DIR, or the user's cache directory plus `toolcell`.
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct InspectArgs {
+    /// The component.
+    file: PathBuf,
+
+    /// Where compiled plugins are cached (as for `serve`).
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+
+    /// Compile afresh and do not use the cache.
+    #[arg(long)]
+    no_cache: bool,
 }
 
 #[derive(Args, Clone)]
@@ -128,12 +178,14 @@ struct CallArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let (common, default_level) = match &cli.command {
-        Command::Serve(args) => (&args.common, "info"),
-        Command::Check(common) => (common, "info"),
-        Command::Tools(common) => (common, "warn"),
-        Command::Call(args) => (&args.common, "warn"),
+        Command::Serve(args) => (Some(&args.common), "info"),
+        Command::Check(common) => (Some(common), "info"),
+        Command::Tools(common) => (Some(common), "warn"),
+        Command::Call(args) => (Some(&args.common), "warn"),
+        Command::New(_) | Command::Build(_) | Command::Inspect(_) => (None, "warn"),
     };
-    init_logging(common.log_level.as_deref().unwrap_or(default_level));
+    let level = common.and_then(|common| common.log_level.as_deref());
+    init_logging(level.unwrap_or(default_level));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -150,6 +202,9 @@ fn main() -> ExitCode {
             Command::Tools(common) => tools(&common),
             Command::Call(args) => call(args).await,
             Command::Check(common) => check(&common),
+            Command::New(args) => new(&args),
+            Command::Build(args) => build(&args),
+            Command::Inspect(args) => inspect(&args),
         }
     });
     // Calls still running on blocking threads (a client that hung up
@@ -562,4 +617,45 @@ fn check(common: &Common) -> Result<ExitCode> {
         toolbox.disabled().len()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+fn new(args: &NewArgs) -> Result<ExitCode> {
+    let created = authoring::scaffold::new_project(&args.name, args.lang, args.dir.as_deref())?;
+    let dir = created.dir.display();
+    println!("created {} plugin `{}` in {dir}:", args.lang, args.name);
+    for file in &created.files {
+        println!("  {file}");
+    }
+    println!(
+        "\nnext:\n  cd {dir}\n  toolcell build\n  toolcell call --config plugins.toml hello \
+         '{{\"name\": \"world\"}}'"
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn build(args: &BuildArgs) -> Result<ExitCode> {
+    let project = Project::find(&args.dir)?;
+    let cache = args
+        .cache_dir
+        .clone()
+        .or_else(engine::default_cache_dir)
+        .context("no cache directory: set TOOLCELL_CACHE_DIR or pass --cache-dir")?;
+    let component = authoring::build::build(&project, &cache)?;
+    println!("{}", component.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn inspect(args: &InspectArgs) -> Result<ExitCode> {
+    let cache_dir = if args.no_cache {
+        None
+    } else {
+        args.cache_dir.clone().or_else(engine::default_cache_dir)
+    };
+    let (report, loadable) = authoring::inspect::inspect(&args.file, cache_dir)?;
+    print!("{report}");
+    Ok(if loadable {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_FAILED)
+    })
 }

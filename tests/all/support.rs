@@ -810,11 +810,22 @@ pub async fn cli(args: &[&str]) -> CliOutput {
 /// Like [`cli`], with the command set up further by `configure` (a working directory, a
 /// variable).
 pub async fn cli_with(args: &[&str], configure: impl FnOnce(&mut Command)) -> CliOutput {
+    cli_within(TIMEOUT, args, configure).await
+}
+
+/// Like [`cli_with`], failing the test after `limit` instead of [`TIMEOUT`] (for builds).
+pub async fn cli_within(
+    limit: Duration,
+    args: &[&str],
+    configure: impl FnOnce(&mut Command),
+) -> CliOutput {
     let mut command = base_command();
     command.args(args).stdin(Stdio::null());
     configure(&mut command);
-    let output = within(&format!("`toolcell {}`", args.join(" ")), command.output())
+    let what = format!("`toolcell {}`", args.join(" "));
+    let output = tokio::time::timeout(limit, command.output())
         .await
+        .unwrap_or_else(|_| panic!("timed out after {limit:?} waiting for {what}"))
         .expect("run toolcell");
     CliOutput {
         status: output.status,

@@ -25,6 +25,7 @@ use clap::Parser;
 use serde_json::{Value, json};
 
 mod client;
+mod languages;
 mod setup;
 
 use client::{Launch, Session};
@@ -82,6 +83,16 @@ struct Args {
     /// Small counts, for checking that the benchmark runs.
     #[arg(long)]
     quick: bool,
+
+    /// Measure the SDK examples instead (the same plugin in Rust, Python and
+    /// JavaScript, built with `toolcell build`): size, first load, warm
+    /// start and per-call latency.
+    #[arg(long)]
+    languages: bool,
+
+    /// Timed calls per language with --languages.
+    #[arg(long, default_value_t = 500)]
+    language_calls: usize,
 }
 
 /// How many rounds the sequential calls are split into, alternating servers.
@@ -95,6 +106,7 @@ fn main() -> Result<()> {
         args.starts = 3;
         args.cold_starts = 1;
         args.calls_per_client = 50;
+        args.language_calls = 50;
     }
     if cfg!(debug_assertions) {
         eprintln!(
@@ -107,6 +119,12 @@ fn main() -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    if args.languages {
+        let fixture = Fixture::new()?;
+        let table = runtime.block_on(languages::run(&args, &binaries, &fixture))?;
+        println!("{table}");
+        return Ok(());
+    }
     let report = runtime.block_on(run(&args, &binaries))?;
     println!("{}", report.table());
     if args.json {

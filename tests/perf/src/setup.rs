@@ -148,6 +148,11 @@ impl Fixture {
         })
     }
 
+    /// The fixture's root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// The directory with no `plugins.toml`, where the files are: `toolcell
     /// serve` run here serves the embedded default with it mounted.
     pub fn default_dir(&self) -> PathBuf {

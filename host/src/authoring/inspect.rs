@@ -1,0 +1,380 @@
+//! `toolcell inspect`: whether Toolcell can load a component, which contract
+//! it targets, what it offers and which capabilities it imports.
+//!
+//! The contract version and the imports are read from the binary without
+//! running it. The tools are what the plugin's `list-tools` returns when
+//! Toolcell loads it as it would for `serve`: in a sandbox with nothing
+//! granted (no mount, no environment variable, no host) and the default
+//! limits.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use wasmparser::{Encoding, Parser, Payload};
+
+use crate::config::{CONTRACT_CATEGORIES, Config, Limits, PluginConfig, PluginSource};
+use crate::engine::{Capacity, Engine};
+use crate::toolbox::Toolbox;
+
+/// The contract package, without a version.
+const CONTRACT: &str = "toolcell:plugin";
+/// The contract versions this host loads.
+pub const SUPPORTED: &[&str] = &["0.1.0"];
+
+/// The names a component imports and exports at its top level.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Interfaces {
+    /// Imported names, such as `wasi:filesystem/types@0.2.3`.
+    pub imports: Vec<String>,
+    /// Exported names, such as `toolcell:plugin/tools@0.1.0`.
+    pub exports: Vec<String>,
+}
+
+/// What a file is.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A component, with its top-level imports and exports.
+    Component(Interfaces),
+    /// A core WebAssembly module: not a component.
+    Module,
+}
+
+/// Reads the top-level imports and exports of a component, without
+/// compiling or running it.
+pub fn read_interfaces(bytes: &[u8]) -> Result<Kind> {
+    let mut interfaces = Interfaces::default();
+    // Nested modules and components report their own sections; only the
+    // outermost ones matter.
+    let mut depth = 0usize;
+    for payload in Parser::new(0).parse_all(bytes) {
+        match payload.context("not a valid WebAssembly binary")? {
+            Payload::Version {
+                encoding: Encoding::Module,
+                ..
+            } if depth == 0 => return Ok(Kind::Module),
+            Payload::ModuleSection { .. } | Payload::ComponentSection { .. } => depth += 1,
+            Payload::End(_) => match depth.checked_sub(1) {
+                Some(outer) => depth = outer,
+                None => break,
+            },
+            Payload::ComponentImportSection(reader) if depth == 0 => {
+                for import in reader {
+                    let import = import.context("a malformed import")?;
+                    interfaces.imports.push(import.name.name.to_owned());
+                }
+            }
+            Payload::ComponentExportSection(reader) if depth == 0 => {
+                for export in reader {
+                    let export = export.context("a malformed export")?;
+                    interfaces.exports.push(export.name.name.to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(Kind::Component(interfaces))
+}
+
+/// The contract version a component targets: the version of the
+/// `toolcell:plugin/tools` interface it exports.
+pub fn contract_version(interfaces: &Interfaces) -> Option<&str> {
+    interfaces.exports.iter().find_map(|name| {
+        let (interface, version) = name.split_once('@')?;
+        (interface == format!("{CONTRACT}/tools")).then_some(version)
+    })
+}
+
+/// A capability a component's imports ask for, and the `plugins.toml` key
+/// that grants it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Capability {
+    /// What it is, for people.
+    pub what: &'static str,
+    /// How a configuration grants it.
+    pub granted_by: &'static str,
+    /// The imports that ask for it.
+    pub imports: Vec<String>,
+}
+
+/// The capabilities the imports ask for, in a fixed order. Toolcell links
+/// every WASI interface and denies by default, so an import is a request a
+/// configuration may grant, not a grant.
+pub fn capabilities(interfaces: &Interfaces) -> Vec<Capability> {
+    const KINDS: &[(&str, &str, &[&str])] = &[
+        (
+            "files",
+            "granted with `mounts`, folders read-only or read-write",
+            &["wasi:filesystem/"],
+        ),
+        (
+            "environment variables",
+            "granted with `env`, variables by name",
+            &["wasi:cli/environment"],
+        ),
+        (
+            "network",
+            "granted with `network`, hosts by name; HTTP(S) only, sockets are always refused",
+            &["wasi:http/", "wasi:sockets/"],
+        ),
+        (
+            "host functions (log, progress, cancellation, config)",
+            "always available; `config` holds the values",
+            &["toolcell:plugin/host"],
+        ),
+    ];
+    KINDS
+        .iter()
+        .filter_map(|(what, granted_by, prefixes)| {
+            let imports: Vec<String> = interfaces
+                .imports
+                .iter()
+                .filter(|name| prefixes.iter().any(|prefix| name.starts_with(prefix)))
+                .cloned()
+                .collect();
+            (!imports.is_empty()).then_some(Capability {
+                what,
+                granted_by,
+                imports,
+            })
+        })
+        .collect()
+}
+
+/// The report on `file`, and whether Toolcell can load it.
+pub fn inspect(file: &Path, cache_dir: Option<std::path::PathBuf>) -> Result<(String, bool)> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let mut out = String::new();
+    let size = format_size(bytes.len());
+    let interfaces = match read_interfaces(&bytes)? {
+        Kind::Module => {
+            writeln!(
+                out,
+                "{}: a core WebAssembly module ({size}), not a component: Toolcell loads \
+                 components that export `{CONTRACT}/tools`. Build for wasm32-wasip2, or \
+                 wrap the module with `wasm-tools component new`.",
+                file.display()
+            )?;
+            return Ok((out, false));
+        }
+        Kind::Component(interfaces) => interfaces,
+    };
+    let Some(version) = contract_version(&interfaces) else {
+        let exports = if interfaces.exports.is_empty() {
+            "nothing".to_owned()
+        } else {
+            interfaces.exports.join(", ")
+        };
+        writeln!(
+            out,
+            "{}: a component ({size}) that does not target the Toolcell contract: it exports \
+             {exports}, and a plugin exports `{CONTRACT}/tools@{}`.",
+            file.display(),
+            SUPPORTED[SUPPORTED.len() - 1]
+        )?;
+        if interfaces
+            .exports
+            .iter()
+            .any(|e| e.starts_with("wasi:cli/run"))
+        {
+            writeln!(
+                out,
+                "It is a command (it exports wasi:cli/run): run it with a WASI runtime instead."
+            )?;
+        }
+        return Ok((out, false));
+    };
+    writeln!(
+        out,
+        "{}: a Toolcell plugin, contract {CONTRACT}@{version} ({size})",
+        file.display()
+    )?;
+    let capabilities = capabilities(&interfaces);
+    writeln!(
+        out,
+        "\nCapabilities it imports (plugins.toml grants each, or it gets none):"
+    )?;
+    if capabilities.is_empty() {
+        writeln!(out, "  none")?;
+    }
+    for capability in &capabilities {
+        writeln!(
+            out,
+            "  {}: {}\n    {}",
+            capability.what,
+            capability.granted_by,
+            capability.imports.join(", ")
+        )?;
+    }
+    // The rest is what every sandbox has: clocks, random numbers, streams,
+    // stdio (to the host's log), the contract's types.
+    let other: Vec<&str> = interfaces
+        .imports
+        .iter()
+        .filter(|name| !capabilities.iter().any(|c| c.imports.contains(name)))
+        .filter(|name| !name.starts_with(CONTRACT))
+        .map(|name| name.split_once('@').map_or(name.as_str(), |(name, _)| name))
+        .collect();
+    if !other.is_empty() {
+        writeln!(
+            out,
+            "  always available, nothing to grant:\n    {}",
+            other.join(", ")
+        )?;
+    }
+
+    let loadable = match load(file, cache_dir) {
+        Ok(toolbox) => describe_tools(&mut out, &toolbox)?,
+        Err(error) => {
+            writeln!(out, "\nToolcell cannot load it: {error:#}")?;
+            false
+        }
+    };
+    if loadable {
+        writeln!(out, "\nToolcell can load it.")?;
+    }
+    Ok((out, loadable))
+}
+
+/// Loads `file` as the only plugin of a configuration that grants nothing
+/// and enables every category.
+fn load(file: &Path, cache_dir: Option<std::path::PathBuf>) -> Result<Toolbox> {
+    let name = file
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .filter(|stem| super::check_name(stem).is_ok())
+        .unwrap_or("plugin")
+        .to_owned();
+    let config = Config {
+        source: file.display().to_string(),
+        categories: CONTRACT_CATEGORIES.iter().map(|c| c.to_string()).collect(),
+        limits: Limits::default(),
+        max_concurrent_calls: 1,
+        plugins: vec![PluginConfig {
+            name,
+            source: PluginSource::File(std::path::absolute(file)?),
+            mounts: Vec::new(),
+            env: Vec::new(),
+            network: Vec::new(),
+            tools: None,
+            config: Default::default(),
+            limits: Limits::default(),
+            tools_overrides: Default::default(),
+        }],
+    };
+    let engine = Arc::new(Engine::new(cache_dir, Capacity::default())?);
+    Toolbox::load(&config, &engine)
+}
+
+/// Writes the tools a loaded toolbox holds; false if the plugin failed.
+fn describe_tools(out: &mut String, toolbox: &Toolbox) -> Result<bool> {
+    if let Some(failure) = toolbox.failures().first() {
+        writeln!(out, "\nToolcell cannot load it: {}", failure.error)?;
+        return Ok(false);
+    }
+    let routes: Vec<_> = toolbox.routes().iter().chain(toolbox.disabled()).collect();
+    writeln!(out, "\nTools ({}):", routes.len())?;
+    let mut problems = toolbox.errors().to_vec();
+    for route in routes {
+        let spec = &route.spec;
+        let hints = spec.mcp.annotations.clone().unwrap_or_default();
+        let flag = |on: Option<bool>, yes: &'static str, no: &'static str| {
+            if on.unwrap_or(false) { yes } else { no }
+        };
+        writeln!(
+            out,
+            "  {}  [{}]  {}, {}, {}, {}",
+            spec.name,
+            spec.category,
+            flag(hints.read_only_hint, "read-only", "writes"),
+            flag(hints.destructive_hint, "destructive", "non-destructive"),
+            flag(hints.idempotent_hint, "idempotent", "non-idempotent"),
+            flag(hints.open_world_hint, "open-world", "closed-world"),
+        )?;
+        if let Some(title) = spec.mcp.title.as_deref() {
+            writeln!(out, "    title: {title}")?;
+        }
+        if let Some(description) = spec.mcp.description.as_deref() {
+            let first = description.lines().next().unwrap_or_default();
+            writeln!(out, "    {first}")?;
+        }
+        let properties = spec
+            .mcp
+            .input_schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+            .map(|p| p.keys().cloned().collect::<Vec<_>>().join(", "))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "    arguments: {}{}",
+            if properties.is_empty() {
+                "none"
+            } else {
+                &properties
+            },
+            if spec.mcp.output_schema.is_some() {
+                "; structured output with a schema"
+            } else {
+                ""
+            }
+        )?;
+        if let Err(error) = spec.check_schema() {
+            problems.push(format!("tool `{}`: {error}", spec.name));
+        }
+    }
+    for warning in toolbox.warnings() {
+        writeln!(out, "  warning: {warning}")?;
+    }
+    if !problems.is_empty() {
+        writeln!(out, "\nProblems:")?;
+        for problem in &problems {
+            writeln!(out, "  {problem}")?;
+        }
+    }
+    Ok(problems.is_empty())
+}
+
+fn format_size(bytes: usize) -> String {
+    if bytes >= 1024 * 1024 {
+        format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+    } else {
+        format!("{:.1} KiB", bytes as f64 / 1024.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_core_module_is_not_a_component() {
+        // The smallest core module: magic and version 1.
+        let module = b"\0asm\x01\0\0\0";
+        assert_eq!(read_interfaces(module).unwrap(), Kind::Module);
+        assert!(read_interfaces(b"not wasm").is_err());
+    }
+
+    #[test]
+    fn capabilities_are_read_from_imports() {
+        let interfaces = Interfaces {
+            imports: vec![
+                "wasi:filesystem/types@0.2.3".into(),
+                "wasi:filesystem/preopens@0.2.3".into(),
+                "wasi:clocks/monotonic-clock@0.2.3".into(),
+                "toolcell:plugin/host@0.1.0".into(),
+            ],
+            exports: vec!["toolcell:plugin/tools@0.1.0".into()],
+        };
+        assert_eq!(contract_version(&interfaces), Some("0.1.0"));
+        let found: Vec<&str> = capabilities(&interfaces).iter().map(|c| c.what).collect();
+        assert_eq!(found[0], "files");
+        assert_eq!(found.len(), 2, "{found:?}");
+        let none = Interfaces {
+            imports: vec![],
+            exports: vec!["wasi:cli/run@0.2.0".into()],
+        };
+        assert_eq!(contract_version(&none), None);
+    }
+}
