@@ -6,7 +6,6 @@
 // A failing test should panic with a message; unwrapping is how it does so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod authoring;
 mod cli;
 mod first_run;
 mod fs;

@@ -4,13 +4,24 @@
 //!
 //! The builds install what they need (the wasm32-wasip2 target, componentize-py, componentize-js)
 //! under the tests' cache directory, once per checkout.
+//!
+//! A test binary of its own: cargo runs test binaries one after another, so the builds and the
+//! first compiles of 15 to 19 MiB components here never load the machine while `tests/all`'s
+//! servers run against their timeouts.
+
+// A failing test should panic with a message; unwrapping is how it does so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[allow(dead_code)]
+#[path = "../all/support.rs"]
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::support::{CliOutput, Fixture, cli, cli_within, workspace_root};
+use support::{CliOutput, Fixture, cli, cli_within, workspace_root};
 
 /// A first build installs a componentizer and compiles an SDK; a first call compiles a component
 /// of tens of megabytes. Neither is what these tests time.
@@ -165,7 +176,7 @@ async fn inspect_tells_a_module_and_a_foreign_component_from_a_plugin() {
 
 #[tokio::test]
 async fn inspect_lists_a_plugins_tools_and_capabilities() {
-    let probe = crate::support::probe_wasm();
+    let probe = support::probe_wasm();
     let out = cli(&["inspect", &probe.display().to_string()]).await;
     assert_eq!(out.code(), 0, "{out:?}");
     for needed in [
@@ -180,7 +191,7 @@ async fn inspect_lists_a_plugins_tools_and_capabilities() {
             out.stdout
         );
     }
-    let hostile = crate::support::hostile_wasm();
+    let hostile = support::hostile_wasm();
     let out = cli(&["inspect", &hostile.display().to_string()]).await;
     assert!(
         out.stdout.contains("network: granted with `network`")
