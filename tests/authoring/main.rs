@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use support::{CliOutput, Fixture, cli, cli_within, workspace_root};
+use support::{CliOutput, Fixture, cli, cli_with, cli_within, workspace_root};
 
 /// A first build installs a componentizer and compiles an SDK; a first call compiles a component
 /// of tens of megabytes. Neither is what these tests time.
@@ -135,6 +135,24 @@ async fn new_refuses_a_bad_name_and_a_folder_in_use() {
         std::fs::read_to_string(fixture.path("used/file.txt")).unwrap(),
         "mine"
     );
+}
+
+#[tokio::test]
+async fn build_names_the_interpreter_it_needs() {
+    let fixture = Fixture::new();
+    for (lang, needed) in [("python", "needs python3"), ("js", "needs Node.js")] {
+        let dir = fixture.path(lang);
+        let dir = dir.display().to_string();
+        let created = cli(&["new", "greeter", "--lang", lang, "--dir", &dir]).await;
+        assert_eq!(created.code(), 0, "{created:?}");
+        // An empty PATH: no python3, node or npm to find.
+        let out = cli_with(&["build", &dir], |command| {
+            command.env("PATH", "");
+        })
+        .await;
+        assert_eq!(out.code(), 2, "{out:?}");
+        assert!(out.stderr.contains(needed), "{lang}: {out:?}");
+    }
 }
 
 #[tokio::test]
