@@ -4,7 +4,7 @@
 //! The tools a build needs are installed on demand under
 //! `<cache>/tools/<tool>-<version>`, never globally: the wasm32-wasip2
 //! target with rustup, componentize-py in a Python virtual environment,
-//! componentize-js and jco with npm. An installation is complete only once
+//! componentize-js and esbuild with npm. An installation is complete only once
 //! its marker file is written, so an interrupted one is redone.
 
 use std::path::{Path, PathBuf};

@@ -135,7 +135,7 @@ fn readme(language: Language) -> String {
              with `isError: true`. `fs` reads files under the mounts (a relative path resolves \
              against the first one) and `host` logs, reports progress, checks for cancellation \
              and reads the `config` table.\n\n\
-             `toolcell build` installs componentize-js and jco into Toolcell's cache directory \
+             `toolcell build` installs componentize-js and esbuild into Toolcell's cache directory \
              the first time (it needs `node` and `npm`).",
         ),
     };
