@@ -974,6 +974,89 @@ async fn output_stops_at_the_cap_with_a_note() {
     server.stop().await;
 }
 
+/// Feeds `stream` to `git fast-import` in `dir`, which writes what it imports as one pack (even
+/// a few objects, which it would otherwise leave loose).
+fn fast_import(dir: &Path, stream: &[u8]) {
+    let mut importer = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "fastimport.unpackLimit=0", "fast-import", "--quiet"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("run git fast-import");
+    std::io::Write::write_all(importer.stdin.as_mut().unwrap(), stream).unwrap();
+    drop(importer.stdin.take());
+    assert!(importer.wait().unwrap().success());
+}
+
+/// A pack is read entry by entry, never whole: in a repository whose pack (48 MiB of
+/// incompressible blobs) is larger than the plugin's whole memory (32 MiB), the history, a
+/// file's contents and the branches are still read. When the pack was read into memory whole,
+/// every tool that read an object failed here.
+#[tokio::test]
+async fn a_pack_larger_than_the_memory_limit_is_read_by_entries() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data/repo");
+    init(&dir);
+    const BLOB: usize = 16 << 20;
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut stream = Vec::new();
+    for n in 1..=3usize {
+        let blob: Vec<u8> = (0..BLOB / 8)
+            .flat_map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state.to_le_bytes()
+            })
+            .collect();
+        let note = format!("note {n}\n");
+        let message = format!("commit {n}\n");
+        stream.extend_from_slice(
+            format!(
+                "commit refs/heads/main\nmark :{n}\ncommitter Ada <ada@example.com> {} +0000\n\
+                 data {}\n{message}",
+                1_700_000_000 + n * 3600,
+                message.len()
+            )
+            .as_bytes(),
+        );
+        if n > 1 {
+            stream.extend_from_slice(format!("from :{}\n", n - 1).as_bytes());
+        }
+        stream.extend_from_slice(format!("M 100644 inline big-{n}.bin\ndata {BLOB}\n").as_bytes());
+        stream.extend_from_slice(&blob);
+        stream.extend_from_slice(
+            format!("\nM 100644 inline note.txt\ndata {}\n{note}\n", note.len()).as_bytes(),
+        );
+    }
+    fast_import(&dir, &stream);
+    let pack_bytes: u64 = std::fs::read_dir(dir.join(".git/objects/pack"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension() == Some("pack".as_ref()))
+        .map(|path| std::fs::metadata(path).unwrap().len())
+        .sum();
+    assert!(pack_bytes > 48 << 20, "the pack holds {pack_bytes} bytes");
+
+    let server = Server::start(&git_config_with(&fixture, "limits = { memory_mb = 32 }")).await;
+    let log = structured(&server, "git_log", json!({"repo": "repo"})).await;
+    assert_eq!(ids(&log), git_ids(&dir, &["main"]));
+    let show = server
+        .call(
+            "git_show",
+            json!({"repo": "repo", "rev": "main", "path": "note.txt"}),
+        )
+        .await;
+    assert!(!show.is_error(), "{show:?}");
+    assert!(show.text().contains("note 3"), "{}", show.text());
+    let branches = structured(&server, "git_branches", json!({"repo": "repo"})).await;
+    let main = git(&dir, &["rev-parse", "main"]);
+    assert!(branches.to_string().contains(main.trim()), "{branches}");
+    server.stop().await;
+}
+
 /// Blame holds only the versions it compares: a file with a long history is blamed under a
 /// memory limit far below the sum of its versions (gix's blame kept every version it had
 /// seen, and a 2,000-line file with 1,700 versions needed more than 768 MiB).
@@ -1012,17 +1095,7 @@ async fn blame_of_a_long_history_stays_within_its_memory_limit() {
         stream.extend_from_slice(contents.as_bytes());
         stream.push(b'\n');
     }
-    let mut importer = Command::new("git")
-        .current_dir(&dir)
-        .args(["fast-import", "--quiet"])
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .expect("run git fast-import");
-    std::io::Write::write_all(importer.stdin.as_mut().unwrap(), &stream).unwrap();
-    drop(importer.stdin.take());
-    assert!(importer.wait().unwrap().success());
+    fast_import(&dir, &stream);
     git(&dir, &["checkout", "-q", "main"]);
     let server = Server::start(&git_config_with(&fixture, "limits = { memory_mb = 128 }")).await;
     let blame = structured(

@@ -16,7 +16,9 @@
 //!
 //! gix reads packs, indexes and the commit-graph through memmap2, which has
 //! no WASI backend; this crate's workspace patches it with `memmap/`, which
-//! reads the files into memory instead (see that crate's docs).
+//! reads the files into memory instead (see that crate's docs), and patches
+//! gix-pack with `gix-pack/`, which reads a pack entry by entry instead of
+//! whole (see its TOOLCELL.md; tested in `pack_reads`).
 
 pub mod blame;
 pub mod diff;
@@ -25,6 +27,9 @@ pub mod refs;
 pub mod repo;
 pub mod show;
 pub mod status;
+
+#[cfg(test)]
+mod pack_reads;
 
 use toolcell_sdk::{Category, Tool};
 

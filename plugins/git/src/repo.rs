@@ -170,7 +170,7 @@ pub fn fail(what: &str, error: impl std::error::Error) -> Error {
     if message.contains("memory allocation failed") {
         message.push_str(
             " (the plugin ran out of memory: its linear memory may not grow past the \
-             `memory_mb` limit, 256 MiB unless plugins.toml raises it for the git plugin \
+             `memory_mb` limit, 256 MiB by default; plugins.toml raises it for the git plugin \
              with `limits = { memory_mb = ... }`)",
         );
     }

@@ -67,7 +67,9 @@ mod mmap {
     pub fn read_only(path: &Path) -> std::io::Result<memmap2::Mmap> {
         let file = std::fs::File::open(path)?;
         // SAFETY: we have to take the risk of somebody changing the file underneath. Git never writes into the same file.
+        // Toolcell's patch: `unused_unsafe` allowed, as Toolcell's stand-in for memmap2 has safe functions.
         #[expect(unsafe_code)]
+        #[allow(unused_unsafe)]
         unsafe {
             // On Windows, a copy-on-write view is charged against the system commit limit in full when it is
             // created, so mapping a pack larger than the available commit fails with `ERROR_COMMITMENT_LIMIT`

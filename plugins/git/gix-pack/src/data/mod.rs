@@ -1,5 +1,5 @@
 //! a pack data file
-use crate::MMap;
+use std::borrow::Cow;
 use std::path::Path;
 
 /// The offset to an entry into the pack data file, relative to its beginning.
@@ -41,6 +41,10 @@ pub struct Entry {
 
 mod file;
 pub use file::{Header, decode, verify};
+
+// Toolcell's patch: a pack's bytes come from a `Source`, read by range (see source.rs).
+mod source;
+pub use source::{PositionedFile, Source};
 ///
 pub mod header;
 
@@ -78,8 +82,13 @@ pub enum Version {
 }
 
 /// A pack data file
-pub struct File<T = MMap> {
+///
+/// Toolcell's patch: by default its bytes are read from the file range by range
+/// ([`PositionedFile`]) rather than mapped; any [`Source`], a map included, will do.
+pub struct File<T = PositionedFile> {
     data: T,
+    /// The trailing checksum, read when the file was opened.
+    checksum: gix_hash::ObjectId,
     path: std::path::PathBuf,
     /// A value to represent this pack uniquely when used with cache lookup, or a way to identify this pack by its location on disk.
     /// The same location on disk should yield the same id.
@@ -103,7 +112,7 @@ pub struct File<T = MMap> {
 /// Information about the pack data file itself
 impl<T> File<T>
 where
-    T: crate::FileData,
+    T: Source,
 {
     /// The pack data version of this file
     pub fn version(&self) -> Version {
@@ -131,11 +140,22 @@ where
         &self.path
     }
 
-    /// Returns the pack data at the given slice if its range is contained in the mapped pack data
-    pub fn entry_slice(&self, slice: EntryRange) -> Option<&[u8]> {
-        let entry_end: usize = slice.end.try_into().expect("end of pack fits into usize");
-        let entry_start = slice.start as usize;
-        self.data.get(entry_start..entry_end)
+    /// The bytes of `offset..offset + len`, fewer only where the pack data ends before.
+    ///
+    /// Toolcell's patch: borrowed when the data is in memory or mapped, read when it is a file.
+    pub fn bytes(&self, offset: usize, len: usize) -> std::io::Result<Cow<'_, [u8]>> {
+        self.data.bytes(offset, len)
+    }
+
+    /// Returns the pack data at the given slice if its range is contained in the pack data
+    ///
+    /// Toolcell's patch: a copy, as the data may not be in memory; `None` as well if it cannot be read.
+    pub fn entry_slice(&self, slice: EntryRange) -> Option<Vec<u8>> {
+        let entry_end: usize = slice.end.try_into().ok()?;
+        let entry_start: usize = slice.start.try_into().ok()?;
+        let len = entry_end.checked_sub(entry_start)?;
+        let bytes = self.data.bytes(entry_start, len).ok()?;
+        (bytes.len() == len).then(|| bytes.into_owned())
     }
 
     /// Returns the CRC32 of the pack data indicated by `pack_offset` and the `size` of the mapped data.
@@ -145,10 +165,15 @@ where
     ///
     /// # Panics
     ///
-    /// If `pack_offset` or `size` are pointing to a range outside of the mapped pack data.
+    /// If `pack_offset` or `size` are pointing to a range outside of the pack data, or it cannot be read.
     pub fn entry_crc32(&self, pack_offset: Offset, size: usize) -> u32 {
         let pack_offset: usize = pack_offset.try_into().expect("pack_size fits into usize");
-        crc32fast::hash(&self.data[pack_offset..pack_offset + size])
+        let bytes = self
+            .data
+            .bytes(pack_offset, size)
+            .expect("the pack data of an entry can be read");
+        assert_eq!(bytes.len(), size, "the entry lies within the pack data");
+        crc32fast::hash(&bytes)
     }
 }
 

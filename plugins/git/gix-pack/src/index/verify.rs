@@ -80,7 +80,7 @@ pub enum Mode {
 }
 
 /// Information to allow verifying the integrity of an index with the help of its corresponding pack.
-pub struct PackContext<'a, F, D = crate::MMap> {
+pub struct PackContext<'a, F, D = crate::data::PositionedFile> {
     /// The pack data file itself.
     pub data: &'a crate::data::File<D>,
     /// The options further configuring the pack traversal and verification
@@ -150,7 +150,7 @@ where
     where
         C: crate::cache::DecodeEntry,
         F: Fn() -> C + Send + Clone,
-        D: crate::FileData + Send + Sync,
+        D: crate::data::Source + Send + Sync,
     {
         if let Some(first_invalid) = crate::verify::fan(&self.fan) {
             bail!(corruption(format!(

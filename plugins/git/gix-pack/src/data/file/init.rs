@@ -6,7 +6,7 @@ use gix_error::{ResultExt, bail, message};
 use crate::data;
 
 /// Instantiation
-impl data::File<crate::MMap> {
+impl data::File<data::PositionedFile> {
     /// Try opening a data file at the given `path`.
     ///
     /// The `object_hash` is a way to read (and write) the same file format with different hashes, as the hash kind
@@ -20,7 +20,8 @@ impl data::File<crate::MMap> {
     }
 
     fn at_inner(path: &Path, object_hash: gix_hash::Kind) -> Result<Self> {
-        let data = crate::mmap::read_only(path)
+        // Toolcell's patch: read by range, not mapped (see data/source.rs).
+        let data = data::PositionedFile::open(path)
             .or_raise(|| message!("Could not open pack data file at \"{}\"", path.display()))?;
         Self::from_data(data, path.to_owned(), object_hash)
     }
@@ -28,7 +29,7 @@ impl data::File<crate::MMap> {
 
 impl<T> data::File<T>
 where
-    T: crate::FileData,
+    T: data::Source,
 {
     /// Instantiate a data file from `data` as assumed to be read or memory-mapped from `path`.
     ///
@@ -43,13 +44,17 @@ where
                 "Pack data of size {pack_len} is too small for even an empty pack with shortest hash"
             )));
         }
-        let (kind, num_objects) = data::header::decode(
-            &data[..data::header::SIZE]
-                .try_into()
-                .expect("enough data after previous check"),
-        )?;
+        let unreadable = || message!("Could not read pack data file at \"{}\"", path.display());
+        let header = data.bytes(0, data::header::SIZE).or_raise(unreadable)?;
+        let header = <&[u8; data::header::SIZE]>::try_from(&header[..])
+            .map_err(|_| gix_error::message!("Pack data header is truncated").corrupted())?;
+        let (kind, num_objects) = data::header::decode(header)?;
+        let trailer = data.bytes(pack_len - hash_len, hash_len).or_raise(unreadable)?;
+        let checksum = gix_hash::ObjectId::try_from(&trailer[..])
+            .or_raise(|| gix_error::corruption("Pack data trailer is truncated"))?;
         Ok(Self {
             data,
+            checksum,
             path,
             id,
             version: kind,

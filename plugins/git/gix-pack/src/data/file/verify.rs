@@ -1,4 +1,4 @@
-use gix_error::Result;
+use gix_error::{Result, ResultExt};
 use std::sync::atomic::AtomicBool;
 
 use gix_utils::progress::Progress;
@@ -8,11 +8,12 @@ use crate::data::File;
 /// Checksums and verify checksums
 impl<T> File<T>
 where
-    T: crate::FileData,
+    T: crate::data::Source,
 {
     /// The checksum in the trailer of this pack data file
     pub fn checksum(&self) -> gix_hash::ObjectId {
-        gix_hash::ObjectId::from_bytes_or_panic(&self.data[self.data.len() - self.object_hash.len_in_bytes()..])
+        // Toolcell's patch: read when the file was opened.
+        self.checksum
     }
 
     /// Verifies that the checksum of the packfile over all bytes preceding it indeed matches the actual checksum,
@@ -28,9 +29,14 @@ where
         progress: &mut dyn Progress,
         should_interrupt: &AtomicBool,
     ) -> Result<gix_hash::ObjectId> {
+        // Toolcell's patch: the data is not necessarily in memory; all of it is hashed anyway.
+        let data = self
+            .data
+            .bytes(0, self.data.len())
+            .or_raise(|| gix_error::message!("Could not read pack data file at \"{}\"", self.path().display()))?;
         crate::verify::checksum_on_disk_or_mmap(
             self.path(),
-            &self.data,
+            &data,
             self.checksum(),
             self.object_hash,
             progress,

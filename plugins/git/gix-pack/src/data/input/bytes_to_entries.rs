@@ -270,7 +270,7 @@ where
 
 impl<T> crate::data::File<T>
 where
-    T: crate::FileData,
+    T: crate::data::Source,
 {
     /// Returns an iterator over [`Entries`][crate::data::input::Entry], without making use of the memory mapping.
     pub fn streaming_iter(&self) -> Result<BytesToEntriesIter<impl io::BufRead>> {

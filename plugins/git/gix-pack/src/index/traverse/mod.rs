@@ -99,7 +99,7 @@ where
         C: crate::cache::DecodeEntry,
         Processor: FnMut(gix_object::Kind, &[u8], &index::Entry, &dyn Progress) -> Result + Send + Clone,
         F: Fn() -> C + Send + Clone,
-        D: crate::FileData + Send + Sync,
+        D: crate::data::Source + Send + Sync,
     {
         match traversal {
             Algorithm::Lookup => self.traverse_with_lookup(
@@ -136,7 +136,7 @@ where
         should_interrupt: &AtomicBool,
     ) -> Result<gix_hash::ObjectId>
     where
-        D: crate::FileData + Send + Sync,
+        D: crate::data::Source + Send + Sync,
     {
         Ok(if check.file_checksum() {
             pack.checksum()
@@ -167,7 +167,7 @@ where
     ) -> Result<Option<crate::data::decode::entry::Outcome>>
     where
         C: crate::cache::DecodeEntry,
-        D: crate::FileData + Send + Sync,
+        D: crate::data::Source + Send + Sync,
     {
         let pack_entry = pack.entry(index_entry.pack_offset)?;
         let pack_entry_data_offset = pack_entry.data_offset;

@@ -1,4 +1,4 @@
-use gix_error::Result;
+use gix_error::{Result, ResultExt};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use gix_parallel as parallel;
@@ -78,7 +78,7 @@ where
     where
         Processor:
             FnMut(gix_object::Kind, &[u8], &index::Entry, &dyn gix_utils::progress::Progress) -> Result + Send + Clone,
-        D: crate::FileData + Send + Sync,
+        D: crate::data::Source + Send + Sync,
     {
         let (verify_result, traversal_result) = parallel::join(
             {
@@ -116,9 +116,14 @@ where
                     should_interrupt,
                     self.object_hash,
                 )?;
+                // Toolcell's patch: the pack data may not be in memory, and a traversal reads all of it.
+                let pack_bytes = pack
+                    .bytes(0, pack.data_len())
+                    .or_raise(|| gix_error::message!("Could not read pack data file at \"{}\"", pack.path().display()))?;
+                let pack_bytes: &[u8] = &pack_bytes;
                 let mut outcome = digest_statistics(tree.traverse(
-                    |slice, pack| pack.entry_slice(slice),
-                    pack,
+                    |slice, data: &&[u8]| data.get(usize::try_from(slice.start).ok()?..usize::try_from(slice.end).ok()?),
+                    &pack_bytes,
                     pack.pack_end() as u64,
                     move |data,
                           progress,
@@ -144,7 +149,8 @@ where
                                 // causing index and pack to seemingly mismatch. This is surprising, and should be done differently.
                                 // debug_assert_eq!(&data.index_entry.pack_offset, &pack_entry.pack_offset());
                                 crc32fast::hash(
-                                    pack.entry_slice(data.index_entry.pack_offset..entry_end)
+                                    pack_bytes
+                                        .get(data.index_entry.pack_offset as usize..entry_end as usize)
                                         .expect("slice pointing into the pack (by now data is verified)"),
                                 )
                             },

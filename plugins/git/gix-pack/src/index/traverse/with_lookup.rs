@@ -83,7 +83,7 @@ where
         C: crate::cache::DecodeEntry,
         Processor: FnMut(gix_object::Kind, &[u8], &index::Entry, &dyn Progress) -> Result + Send + Clone,
         F: Fn() -> C + Send + Clone,
-        D: crate::FileData + Send + Sync,
+        D: crate::data::Source + Send + Sync,
     {
         let (verify_result, traversal_result) = parallel::join(
             {

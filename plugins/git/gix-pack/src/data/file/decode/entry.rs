@@ -12,6 +12,13 @@ use crate::{
     },
 };
 
+/// Toolcell's patch: the longest entry header: a type and size of up to 10 bytes, then an
+/// ofs-delta's distance of up to 10 bytes or a ref-delta's base id of up to 32.
+const MAX_ENTRY_HEADER_SIZE: usize = 64;
+
+/// Toolcell's patch: the most compressed data read at once while inflating one entry.
+const MAX_INFLATE_WINDOW: usize = 4 << 20;
+
 /// A return value of a resolve function, which given an [`ObjectId`][gix_hash::ObjectId] determines where an object can be found.
 #[derive(Debug, PartialEq, Eq, Hash, Ord, PartialOrd, Clone)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -79,7 +86,7 @@ impl Outcome {
 /// Decompression of objects
 impl<T> File<T>
 where
-    T: crate::FileData,
+    T: crate::data::Source,
 {
     fn decoded_object_size(&self, size: u64) -> Result<usize> {
         decoded_object_size(size, self.alloc_limit_bytes)
@@ -115,8 +122,12 @@ where
             ));
         }
 
-        let object_data = &self.data[pack_offset..];
-        data::Entry::from_bytes(object_data, offset, self.object_hash)
+        // Toolcell's patch: read the longest header there can be, not a slice to the end of the pack.
+        let object_data = self
+            .data
+            .bytes(pack_offset, MAX_ENTRY_HEADER_SIZE)
+            .or_raise(|| message("Could not read a pack entry's header"))?;
+        data::Entry::from_bytes(&object_data, offset, self.object_hash)
     }
 
     /// Decompress the object expected at the given data offset, sans pack header. This information is only
@@ -148,11 +159,7 @@ where
         inflate: &mut gix_zlib::Inflate,
         out: &mut [u8],
     ) -> Result<(usize, usize)> {
-        let input = self.entry_data(data_offset)?;
-        inflate.reset();
-        let (status, consumed_in, consumed_out) = inflate
-            .once(input, out)
-            .or_raise(|| message("Failed to decompress pack entry"))?;
+        let (status, consumed_in, consumed_out) = self.inflate_at(data_offset, inflate, out)?;
         if status != gix_zlib::Status::StreamEnd || consumed_out != out.len() {
             bail!(corruption(
                 "Pack entry is truncated: pack entry decompressed size does not match entry header",
@@ -171,22 +178,55 @@ where
         inflate: &mut gix_zlib::Inflate,
         out: &mut [u8],
     ) -> Result<(gix_zlib::Status, usize, usize)> {
-        let input = self.entry_data(data_offset)?;
-        inflate.reset();
-        inflate
-            .prefix(input, out)
-            .or_raise(|| message("Failed to decompress pack entry"))
+        self.inflate_at(data_offset, inflate, out)
     }
 
-    /// Return the pack data from `data_offset`, where the compressed entry data starts, to the pack end
-    fn entry_data(&self, data_offset: data::Offset) -> Result<&[u8]> {
-        let offset: usize = data_offset.try_into().expect("offset representable by machine");
+    /// Decompress the zlib stream at `data_offset` into `out`, as far as `out` allows, returning
+    /// `(status, consumed-input, consumed-output)` as one call of `inflate.prefix()` on the whole
+    /// rest of the pack would.
+    ///
+    /// Toolcell's patch: the input is read window by window, starting with a window as long as the
+    /// output plus a little (zlib seldom makes data longer), and growing while the stream goes on,
+    /// instead of slicing the pack from `data_offset` to its end.
+    fn inflate_at(
+        &self,
+        data_offset: data::Offset,
+        inflate: &mut gix_zlib::Inflate,
+        out: &mut [u8],
+    ) -> Result<(gix_zlib::Status, usize, usize)> {
+        let mut offset: usize = data_offset.try_into().expect("offset representable by machine");
         if offset >= self.data.len() {
             bail!(corruption(
                 "Pack entry is truncated: an entry data offset pointing beyond pack data"
             ));
         }
-        Ok(&self.data[offset..])
+        inflate.reset();
+        let mut window_len = out.len().saturating_add(64).min(MAX_INFLATE_WINDOW);
+        let (mut status, mut consumed_in, mut consumed_out) = (gix_zlib::Status::Ok, 0, 0);
+        loop {
+            let input = self
+                .data
+                .bytes(offset, window_len)
+                .or_raise(|| message("Could not read a pack entry's data"))?;
+            if input.is_empty() {
+                return Ok((status, consumed_in, consumed_out));
+            }
+            let (step_status, step_in, step_out) = inflate
+                .prefix(&input, &mut out[consumed_out..])
+                .or_raise(|| message("Failed to decompress pack entry"))?;
+            if step_in == 0 && step_out == 0 && consumed_in > 0 {
+                // No progress: the output is full and the stream goes on.
+                return Ok((status, consumed_in, consumed_out));
+            }
+            status = step_status;
+            consumed_in += step_in;
+            consumed_out += step_out;
+            offset += step_in;
+            if status == gix_zlib::Status::StreamEnd || step_in < input.len() {
+                return Ok((status, consumed_in, consumed_out));
+            }
+            window_len = window_len.saturating_mul(2).min(MAX_INFLATE_WINDOW);
+        }
     }
 
     /// Decode an entry, resolving delta's as needed, while growing the `out` vector if there is not enough

@@ -38,7 +38,7 @@ pub struct Outcome {
 /// Obtain object information quickly.
 impl<T> File<T>
 where
-    T: crate::FileData,
+    T: crate::data::Source,
 {
     /// Resolve the object header information starting at `entry`, following the chain of entries as needed.
     ///
