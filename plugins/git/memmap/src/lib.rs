@@ -14,6 +14,12 @@
 //! would page in on demand. The functions are safe: unlike a map, a copy
 //! cannot change under the reader when the file does.
 //!
+//! Packs no longer come through here: the workspace's patched gix-pack
+//! (`../gix-pack`, see its TOOLCELL.md) reads them entry by entry, as a
+//! copy of a whole pack cost its size in time and memory on every call.
+//! What is left (indexes, the commit-graph, the index file, loose objects)
+//! is small next to the packs, or read whole by git as well.
+//!
 //! Why a patch in a workspace of its own and not in the root one: a
 //! `[patch]` applies to a whole workspace, and the root workspace builds the
 //! real memmap2 natively (grep-searcher, under the search plugin and its
