@@ -974,6 +974,70 @@ async fn output_stops_at_the_cap_with_a_note() {
     server.stop().await;
 }
 
+/// A damaged pack (bytes flipped through it, or cut in half) gives errors the model can read,
+/// never a crash, and the server keeps serving: packs are read entry by entry, and every
+/// read past the end or into garbage must end in an error.
+#[tokio::test]
+async fn a_damaged_pack_is_an_error_not_a_crash() {
+    let fixture = Fixture::new();
+    let data = fixture.path("data");
+    let mut damaged = Vec::new();
+    for (name, damage) in [("flipped", 0), ("cut", 1)] {
+        let dir = data.join(name);
+        history(&dir);
+        git(&dir, &["gc", "-q"]);
+        let pack = std::fs::read_dir(dir.join(".git/objects/pack"))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .find(|path| path.extension() == Some("pack".as_ref()))
+            .expect("git gc made a pack");
+        let mut bytes = std::fs::read(&pack).unwrap();
+        let mut permissions = std::fs::metadata(&pack).unwrap().permissions();
+        #[allow(clippy::permissions_set_readonly_false)]
+        permissions.set_readonly(false);
+        std::fs::set_permissions(&pack, permissions).unwrap();
+        if damage == 0 {
+            let end = bytes.len() - 20;
+            for byte in bytes[12..end].iter_mut().step_by(7) {
+                *byte ^= 0x5a;
+            }
+        } else {
+            bytes.truncate(bytes.len() / 2);
+        }
+        std::fs::write(&pack, &bytes).unwrap();
+        damaged.push(dir);
+    }
+    let healthy = data.join("healthy");
+    history(&healthy);
+
+    let server = Server::start(&git_config(&fixture)).await;
+    for dir in &damaged {
+        let repo = dir.strip_prefix(&data).unwrap().display().to_string();
+        let mut errors = 0;
+        for (tool, args) in [
+            ("git_log", json!({"repo": repo})),
+            ("git_show", json!({"repo": repo, "rev": "HEAD~1"})),
+            ("git_status", json!({"repo": repo})),
+            (
+                "git_diff",
+                json!({"repo": repo, "from": "HEAD~3", "to": "HEAD"}),
+            ),
+            ("git_blame", json!({"repo": repo, "path": "notes.txt"})),
+        ] {
+            let result = server.call(tool, args).await;
+            assert!(
+                !result.text().contains("crashed"),
+                "{repo} {tool}: {result:?}"
+            );
+            errors += usize::from(result.is_error());
+        }
+        assert!(errors > 0, "{repo}: the damage was read somewhere");
+    }
+    let log = structured(&server, "git_log", json!({"repo": "healthy"})).await;
+    assert_eq!(ids(&log), git_ids(&healthy, &[]));
+    server.stop().await;
+}
+
 /// Feeds `stream` to `git fast-import` in `dir`, which writes what it imports as one pack (even
 /// a few objects, which it would otherwise leave loose).
 fn fast_import(dir: &Path, stream: &[u8]) {
