@@ -473,14 +473,18 @@ async fn history_tools_match_git_loose_then_packed() {
     let server = Server::start(&git_config(&fixture)).await;
     compare_history(&server, &dir).await;
     git(&dir, &["gc", "-q", "--aggressive"]);
-    assert!(
-        std::fs::read_dir(dir.join(".git/objects/pack"))
-            .unwrap()
-            .any(|entry| entry.unwrap().path().extension() == Some("pack".as_ref())),
-        "git gc made a pack"
-    );
+    assert!(!packs(&dir).is_empty(), "git gc made a pack");
     compare_history(&server, &dir).await;
     server.stop().await;
+}
+
+/// The pack files of the repository in `dir`.
+fn packs(dir: &Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir.join(".git/objects/pack"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension() == Some("pack".as_ref()))
+        .collect()
 }
 
 /// `git status --porcelain=v1` as (code, path) pairs.
@@ -986,16 +990,14 @@ async fn a_damaged_pack_is_an_error_not_a_crash() {
         let dir = data.join(name);
         history(&dir);
         git(&dir, &["gc", "-q"]);
-        let pack = std::fs::read_dir(dir.join(".git/objects/pack"))
-            .unwrap()
-            .map(|entry| entry.unwrap().path())
-            .find(|path| path.extension() == Some("pack".as_ref()))
-            .expect("git gc made a pack");
-        let mut bytes = std::fs::read(&pack).unwrap();
-        let mut permissions = std::fs::metadata(&pack).unwrap().permissions();
+        let [pack] = &packs(&dir)[..] else {
+            panic!("git gc made one pack");
+        };
+        let mut bytes = std::fs::read(pack).unwrap();
+        let mut permissions = std::fs::metadata(pack).unwrap().permissions();
         #[allow(clippy::permissions_set_readonly_false)]
         permissions.set_readonly(false);
-        std::fs::set_permissions(&pack, permissions).unwrap();
+        std::fs::set_permissions(pack, permissions).unwrap();
         if damage == 0 {
             let end = bytes.len() - 20;
             for byte in bytes[12..end].iter_mut().step_by(7) {
@@ -1004,7 +1006,7 @@ async fn a_damaged_pack_is_an_error_not_a_crash() {
         } else {
             bytes.truncate(bytes.len() / 2);
         }
-        std::fs::write(&pack, &bytes).unwrap();
+        std::fs::write(pack, &bytes).unwrap();
         damaged.push(dir);
     }
     let healthy = data.join("healthy");
@@ -1096,10 +1098,8 @@ async fn a_pack_larger_than_the_memory_limit_is_read_by_entries() {
         );
     }
     fast_import(&dir, &stream);
-    let pack_bytes: u64 = std::fs::read_dir(dir.join(".git/objects/pack"))
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension() == Some("pack".as_ref()))
+    let pack_bytes: u64 = packs(&dir)
+        .iter()
         .map(|path| std::fs::metadata(path).unwrap().len())
         .sum();
     assert!(pack_bytes > 48 << 20, "the pack holds {pack_bytes} bytes");
