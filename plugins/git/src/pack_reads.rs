@@ -156,3 +156,30 @@ fn memory_and_file_sources_hand_out_the_same_ranges() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_block_caches_of_many_files_stay_within_their_budget() {
+    use data::Source;
+    let dir = std::env::temp_dir().join(format!("toolcell-pack-budget-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Five files of 6 MiB: their caches would hold 30 MiB if each kept all it read.
+    let contents: Vec<Vec<u8>> = (0..5).map(|n| noise(6 << 20, 7 + n)).collect();
+    let files: Vec<data::PositionedFile> = contents
+        .iter()
+        .enumerate()
+        .map(|(n, bytes)| {
+            let path = dir.join(format!("file-{n}"));
+            std::fs::write(&path, bytes).unwrap();
+            data::PositionedFile::open(&path).unwrap()
+        })
+        .collect();
+    for offset in (0..6 << 20).step_by(40_000) {
+        for (file, bytes) in files.iter().zip(&contents) {
+            let read = file.bytes(offset, 3000).unwrap();
+            assert_eq!(&read[..], &bytes[offset..(offset + 3000).min(bytes.len())]);
+            assert!(data::PositionedFile::cached_bytes_in_all() <= 16 << 20);
+        }
+    }
+    drop(files);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -13,6 +13,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::ops::Deref;
 use std::path::Path;
 
@@ -50,9 +51,10 @@ where
 
 /// A pack data file read range by range with positioned reads, never whole.
 ///
-/// Reads go through a small cache of aligned blocks, so that an entry's header and its data, the
-/// trees of one walk, or the bases of deltas decoded one after another, which lie near each other
-/// in a pack, are read once. A range longer than a few blocks is read directly.
+/// Reads go through a small cache of aligned blocks (8 MiB for a file, 16 MiB for all files), so
+/// that an entry's header and its data, the trees of one walk, or the bases of deltas decoded one
+/// after another, which lie near each other in a pack, are read once. A range longer than a few
+/// blocks is read directly.
 ///
 /// Its length is taken when it is opened. Like a map, it assumes that the file does not change
 /// while it is in use (git never rewrites a pack in place); if it does, a read past its new end is
@@ -66,8 +68,13 @@ pub struct PositionedFile {
 
 /// The size of a cached block.
 const BLOCK: usize = 64 << 10;
-/// How many blocks are kept, least recently used first out.
+/// How many blocks one file keeps, least recently used first out.
 const CACHED_BLOCKS: usize = 128;
+/// How many bytes the blocks of all files keep together: a repository with many packs must not
+/// hold a full cache for each of them.
+const CACHED_BYTES_IN_ALL: usize = 16 << 20;
+/// The bytes all files' caches hold now.
+static CACHED_BYTES: AtomicUsize = AtomicUsize::new(0);
 /// Ranges longer than this bypass the cache.
 const MAX_CACHED_RANGE: usize = 4 * BLOCK;
 
@@ -76,6 +83,39 @@ const MAX_CACHED_RANGE: usize = 4 * BLOCK;
 struct Blocks {
     by_number: HashMap<usize, (Box<[u8]>, u64)>,
     clock: u64,
+    /// The bytes of the blocks held, counted in [`CACHED_BYTES`] too.
+    bytes: usize,
+}
+
+impl Blocks {
+    /// Keeps `block` as block `number` if this file's share of the cache allows, after letting go
+    /// of its least recently used blocks as needed; hands it back if it cannot be kept.
+    fn admit(&mut self, number: usize, block: Box<[u8]>, clock: u64) -> Result<&[u8], Box<[u8]>> {
+        while !self.by_number.is_empty()
+            && (self.by_number.len() >= CACHED_BLOCKS
+                || CACHED_BYTES.load(Ordering::Relaxed) + block.len() > CACHED_BYTES_IN_ALL)
+        {
+            let oldest = self.by_number.iter().min_by_key(|(_, (_, used))| *used).map(|(n, _)| *n);
+            if let Some((evicted, _)) = oldest.and_then(|oldest| self.by_number.remove(&oldest)) {
+                self.bytes -= evicted.len();
+                CACHED_BYTES.fetch_sub(evicted.len(), Ordering::Relaxed);
+            }
+        }
+        let reserved = CACHED_BYTES.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
+            (held + block.len() <= CACHED_BYTES_IN_ALL).then_some(held + block.len())
+        });
+        if reserved.is_err() {
+            return Err(block);
+        }
+        self.bytes += block.len();
+        Ok(&self.by_number.entry(number).or_insert((block, clock)).0)
+    }
+}
+
+impl Drop for Blocks {
+    fn drop(&mut self) {
+        CACHED_BYTES.fetch_sub(self.bytes, Ordering::Relaxed);
+    }
 }
 
 impl PositionedFile {
@@ -88,6 +128,11 @@ impl PositionedFile {
             len,
             blocks: Mutex::default(),
         })
+    }
+
+    /// The bytes the block caches of all open files hold together (at most 16 MiB).
+    pub fn cached_bytes_in_all() -> usize {
+        CACHED_BYTES.load(Ordering::Relaxed)
     }
 
     /// Fills as much of `buf` as the file has from `offset` on.
@@ -128,22 +173,20 @@ impl PositionedFile {
             let block_start = number * BLOCK;
             blocks.clock += 1;
             let clock = blocks.clock;
-            let block = match blocks.by_number.get_mut(&number) {
-                Some((block, used)) => {
-                    *used = clock;
-                    &**block
-                }
-                None => {
-                    let block = self
-                        .read_range(block_start, (block_start + BLOCK).min(self.len))?
-                        .into_boxed_slice();
-                    if blocks.by_number.len() >= CACHED_BLOCKS {
-                        let oldest = blocks.by_number.iter().min_by_key(|(_, (_, used))| *used).map(|(n, _)| *n);
-                        if let Some(oldest) = oldest {
-                            blocks.by_number.remove(&oldest);
-                        }
+            let uncached;
+            let block = if let Some((block, used)) = blocks.by_number.get_mut(&number) {
+                *used = clock;
+                &**block
+            } else {
+                let block = self
+                    .read_range(block_start, (block_start + BLOCK).min(self.len))?
+                    .into_boxed_slice();
+                match blocks.admit(number, block, clock) {
+                    Ok(block) => block,
+                    Err(block) => {
+                        uncached = block;
+                        &*uncached
                     }
-                    &*blocks.by_number.entry(number).or_insert((block, clock)).0
                 }
             };
             let from = at - block_start;
