@@ -20,9 +20,12 @@
 pub mod authoring;
 pub mod builtin;
 pub mod config;
+pub mod contract;
 pub mod engine;
+pub mod features;
 pub mod http;
 pub mod plugin;
+pub mod relay;
 pub mod sandbox;
 pub mod server;
 pub mod stdio;

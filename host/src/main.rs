@@ -17,7 +17,7 @@ use toolcell::config::{self, Config, MountArg};
 use toolcell::engine::{self, Engine};
 use toolcell::plugin::CallContext;
 use toolcell::server::{MountPolicy, Server};
-use toolcell::toolbox::{self, Toolbox};
+use toolcell::toolbox::{self, Offered, Toolbox};
 
 /// A check found problems, or a call's result is an error.
 const EXIT_FAILED: u8 = 1;
@@ -504,6 +504,11 @@ fn tools(common: &Common) -> Result<ExitCode> {
             names.join(", ")
         );
     }
+    print_offered("resources", toolbox.resources(), |r| &r.uri);
+    print_offered("resource templates", toolbox.templates(), |t| {
+        &t.uri_template
+    });
+    print_offered("prompts", toolbox.prompts(), |p| &p.name);
     for failure in toolbox.failures() {
         eprintln!(
             "error: plugin `{}` did not load: {}",
@@ -514,6 +519,23 @@ fn tools(common: &Common) -> Result<ExitCode> {
         eprintln!("error: {error}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints what plugins offer besides tools (contract 0.2.0), if any: each
+/// item named by `key`, with its plugin.
+fn print_offered<T>(what: &str, offered: &[Offered<T>], key: impl Fn(&T) -> &String) {
+    if offered.is_empty() {
+        return;
+    }
+    println!("\n{what}:");
+    let width = offered
+        .iter()
+        .map(|o| key(&o.item).chars().count())
+        .max()
+        .unwrap_or(0);
+    for item in offered {
+        println!("  {:<width$}  {}", key(&item.item), item.plugin.name());
+    }
 }
 
 async fn call(args: CallArgs) -> Result<ExitCode> {

@@ -24,12 +24,13 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
-use base64::Engine as _;
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
 use serde_json::Value;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
-use wasmtime::component::{Linker, ResourceTable, ResourceTableError};
+use wasmtime::component::{
+    HasSelf, Instance, InstancePre, Linker, ResourceTable, ResourceTableError,
+};
 use wasmtime::{ResourceLimiter, Store, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
@@ -38,22 +39,9 @@ use crate::config::{Limits, Mount, ToolOverride};
 use crate::engine::{Engine, TickGuard};
 use crate::sandbox::{self, Grants, NetworkPolicy};
 
-mod bindings {
-    wasmtime::component::bindgen!({
-        path: "../wit",
-        world: "toolcell:plugin/plugin@0.1.0",
-        with: {
-            "wasi:http": wasmtime_wasi_http::p2::bindings::http,
-            "wasi": wasmtime_wasi::p2::bindings,
-        },
-        exports: { default: async },
-        require_store_data_send: true,
-    });
-}
-
-use bindings::exports::toolcell::plugin::tools as wit;
-pub use bindings::toolcell::plugin::host::LogLevel;
-use bindings::toolcell::plugin::types as wit_types;
+pub use crate::contract::host::LogLevel;
+use crate::contract::{self, Exports, client, tools as wit, v1 as wit_types, v2};
+use crate::features::{self, Failure, Offerings, content_block, serialized_len};
 
 /// How many bytes of guest stdout/stderr one call may log.
 const GUEST_OUTPUT_LOG_CAP: usize = 256 * 1024;
@@ -64,6 +52,25 @@ pub trait CallObserver: Send + Sync {
     fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>);
     /// A log line from the plugin (it is also sent to `tracing`).
     fn log(&self, level: LogLevel, message: &str);
+}
+
+/// Asks the MCP client on a run's behalf: contract 0.2.0's `client`
+/// interface. The server implements it for each request.
+#[async_trait::async_trait]
+pub trait ClientAsk: Send + Sync {
+    /// Asks the user for structured input: `schema` is a JSON Schema (text).
+    async fn elicit(
+        &self,
+        message: String,
+        schema: String,
+    ) -> Result<client::ElicitAnswer, client::ClientError>;
+    /// Asks the client's model for a message.
+    async fn sample(
+        &self,
+        request: client::SamplingRequest,
+    ) -> Result<client::SamplingResult, client::ClientError>;
+    /// The client's roots.
+    async fn list_roots(&self) -> Result<Vec<client::Root>, client::ClientError>;
 }
 
 /// What a call gets besides its arguments.
@@ -81,6 +88,8 @@ pub struct CallContext {
     pub mounts: Option<Arc<[Mount]>>,
     /// Where progress and log lines go, if anywhere.
     pub observer: Option<Arc<dyn CallObserver>>,
+    /// Who answers the plugin's questions to the client, if anyone.
+    pub client: Option<Arc<dyn ClientAsk>>,
 }
 
 impl CallContext {
@@ -280,7 +289,9 @@ impl ToolSpec {
 pub struct Plugin {
     name: Arc<str>,
     engine: Arc<Engine>,
-    pre: bindings::PluginPre<CallState>,
+    pre: InstancePre<CallState>,
+    exports: Exports,
+    offerings: Offerings,
     grants: Grants,
     config: Arc<BTreeMap<String, String>>,
     limits: Limits,
@@ -316,10 +327,8 @@ impl Imports {
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         sandbox::refuse_special_files(&mut linker)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
-        bindings::toolcell::plugin::host::add_to_linker::<_, wasmtime::component::HasSelf<_>>(
-            &mut linker,
-            |state| state,
-        )?;
+        contract::host::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
+        client::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
         Ok(Imports(linker))
     }
 }
@@ -335,22 +344,25 @@ impl Plugin {
             .instantiate_pre(&component)
             .map_err(anyhow::Error::from)
             .with_context(|| format!("plugin `{name}` needs imports the sandbox does not offer"))?;
-        let pre = bindings::PluginPre::new(instance_pre)
-            .map_err(anyhow::Error::from)
-            .with_context(|| {
-                format!("plugin `{name}` does not export toolcell:plugin/tools@0.1.0")
-            })?;
+        let exports =
+            Exports::find(&instance_pre).with_context(|| format!("plugin `{name}` is refused"))?;
         let mut plugin = Plugin {
             name,
             engine,
-            pre,
+            pre: instance_pre,
+            exports,
+            offerings: Offerings::default(),
             grants: setup.grants,
             config: Arc::new(setup.config),
             limits: setup.limits,
             tools: Vec::new(),
         };
-        let descriptors = list_tools(&plugin)
+        let listing = list(&plugin)
             .with_context(|| format!("plugin `{}` failed to list its tools", plugin.name))?;
+        plugin.offerings =
+            features::offerings(listing.resources, listing.templates, listing.prompts)
+                .with_context(|| format!("plugin `{}` is refused", plugin.name))?;
+        let descriptors = listing.tools;
         check_listing_size(&descriptors)
             .with_context(|| format!("plugin `{}` is refused", plugin.name))?;
         let mut tools = Vec::with_capacity(descriptors.len());
@@ -418,11 +430,11 @@ impl Plugin {
         };
         let run = async {
             let mut run = self.start(&scope, cx).await?;
-            let result = run
-                .bindings
-                .toolcell_plugin_tools()
-                .call_call_tool(&mut run.store, &call)
-                .await;
+            let tools = self.exports.tools.load(&mut run.store, &run.instance);
+            let result = match tools {
+                Ok(tools) => tools.call_call_tool(&mut run.store, &call).await,
+                Err(error) => Err(error),
+            };
             result.map_err(|error| self.failure(&run.store, &scope, error))
         };
         let result = bounded(run, &scope, cx).await?;
@@ -430,6 +442,173 @@ impl Plugin {
             tool: tool.name.clone(),
             reason,
         })
+    }
+
+    /// The plugin's limits (a tool's own may differ).
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Whether the plugin exports `completions`.
+    pub fn exports_completions(&self) -> bool {
+        self.exports.completions.is_some()
+    }
+
+    /// What the plugin offers besides tools, as listed at load time.
+    pub fn offerings(&self) -> &Offerings {
+        &self.offerings
+    }
+
+    /// Lists tools, and resources, templates and prompts where exported.
+    async fn list_in(&self, run: &mut Run) -> wasmtime::Result<Listing> {
+        let (store, instance) = (&mut run.store, &run.instance);
+        let tools = self.exports.tools.load(&mut *store, instance)?;
+        let mut listing = Listing {
+            tools: tools.call_list_tools(&mut *store).await?,
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
+        };
+        if let Some(resources) = &self.exports.resources {
+            let resources = resources.load(&mut *store, instance)?;
+            listing.resources = resources.call_list_resources(&mut *store).await?;
+            listing.templates = resources.call_list_templates(&mut *store).await?;
+        }
+        if let Some(prompts) = &self.exports.prompts {
+            let prompts = prompts.load(&mut *store, instance)?;
+            listing.prompts = prompts.call_list_prompts(&mut *store).await?;
+        }
+        Ok(listing)
+    }
+
+    /// The scope of a resource read, prompt or completion: the plugin's
+    /// mounts (or the call's), read-only, with the plugin's limits.
+    fn feature_scope<'a>(&'a self, what: &'a str, cx: &'a CallContext) -> ToolScope<'a> {
+        ToolScope {
+            name: what,
+            mounts: cx.mounts.as_deref().unwrap_or(&self.grants.mounts),
+            env: &self.grants.env,
+            network: &self.grants.network,
+            read_only: true,
+            limits: self.limits,
+        }
+    }
+
+    /// Runs `work` on a fresh instance in `scope`, bounded like a call.
+    async fn run_feature<R>(
+        &self,
+        scope: &ToolScope<'_>,
+        cx: &CallContext,
+        work: impl AsyncFnOnce(&mut Store<CallState>, &Instance) -> wasmtime::Result<R>,
+    ) -> Result<R, CallError> {
+        let run = async {
+            let mut run = self.start(scope, cx).await?;
+            let result = work(&mut run.store, &run.instance).await;
+            result.map_err(|error| self.failure(&run.store, scope, error))
+        };
+        bounded(run, scope, cx).await
+    }
+
+    /// The plugin's fixed resources, listed now with its mounts; empty if it
+    /// does not export `resources`.
+    pub async fn list_resources(
+        &self,
+        cx: &CallContext,
+    ) -> Result<Vec<rmcp::model::Resource>, CallError> {
+        let Some(indices) = &self.exports.resources else {
+            return Ok(Vec::new());
+        };
+        let scope = self.feature_scope("resources/list", cx);
+        let listed = self
+            .run_feature(&scope, cx, async |store, instance| {
+                let guest = indices.load(&mut *store, instance)?;
+                guest.call_list_resources(&mut *store).await
+            })
+            .await?;
+        let invalid = |reason: String| CallError::InvalidResult {
+            tool: scope.name.to_string(),
+            reason,
+        };
+        let mut resources = Vec::with_capacity(listed.len());
+        for descriptor in listed.into_iter().take(features::MAX_LISTED) {
+            resources.push(features::resource(descriptor).map_err(|e| invalid(format!("{e:#}")))?);
+        }
+        Ok(resources)
+    }
+
+    /// Reads one resource.
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+        cx: &CallContext,
+    ) -> Result<Result<rmcp::model::ReadResourceResult, Failure>, CallError> {
+        let Some(indices) = &self.exports.resources else {
+            return Ok(Err(Failure::NotFound(format!("no resource `{uri}`"))));
+        };
+        let what = format!("resources/read {uri}");
+        let scope = self.feature_scope(&what, cx);
+        let read = self
+            .run_feature(&scope, cx, async |store, instance| {
+                let guest = indices.load(&mut *store, instance)?;
+                guest.call_read_resource(&mut *store, uri).await
+            })
+            .await?;
+        match read {
+            Ok(contents) => features::contents(contents, self.limits.max_output_bytes)
+                .map(Ok)
+                .map_err(|reason| CallError::InvalidResult { tool: what, reason }),
+            Err(failure) => Ok(Err(failure.into())),
+        }
+    }
+
+    /// Fills in one prompt.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Vec<(String, String)>,
+        cx: &CallContext,
+    ) -> Result<Result<rmcp::model::GetPromptResult, Failure>, CallError> {
+        let Some(indices) = &self.exports.prompts else {
+            return Ok(Err(Failure::NotFound(format!("no prompt `{name}`"))));
+        };
+        let what = format!("prompts/get {name}");
+        let scope = self.feature_scope(&what, cx);
+        let got = self
+            .run_feature(&scope, cx, async |store, instance| {
+                let guest = indices.load(&mut *store, instance)?;
+                guest.call_get_prompt(&mut *store, name, &arguments).await
+            })
+            .await?;
+        match got {
+            Ok(prompt) => features::prompt_result(prompt, self.limits.max_output_bytes)
+                .map(Ok)
+                .map_err(|reason| CallError::InvalidResult { tool: what, reason }),
+            Err(failure) => Ok(Err(failure.into())),
+        }
+    }
+
+    /// Values for an argument of a prompt or a variable of a template; none
+    /// if the plugin does not export `completions`.
+    pub async fn complete(
+        &self,
+        request: v2::CompletionRequest,
+        cx: &CallContext,
+    ) -> Result<Result<rmcp::model::CompletionInfo, Failure>, CallError> {
+        let Some(indices) = &self.exports.completions else {
+            return Ok(Ok(features::completion(v2::Completion {
+                values: Vec::new(),
+                total: None,
+                has_more: false,
+            })));
+        };
+        let scope = self.feature_scope("completion/complete", cx);
+        let completed = self
+            .run_feature(&scope, cx, async |store, instance| {
+                let guest = indices.load(&mut *store, instance)?;
+                guest.call_complete(&mut *store, &request).await
+            })
+            .await?;
+        Ok(completed.map(features::completion).map_err(Failure::from))
     }
 
     /// A fresh store and instance for one run, with the scope's limits.
@@ -475,9 +654,9 @@ impl Plugin {
         store.epoch_deadline_callback(|_| Ok(UpdateDeadline::Yield(1)));
         let ticking = self.engine.tick();
         match self.pre.instantiate_async(&mut store).await {
-            Ok(bindings) => Ok(Run {
+            Ok(instance) => Ok(Run {
                 store,
-                bindings,
+                instance,
                 _ticking: ticking,
             }),
             Err(error) => Err(self.failure(&store, scope, error)),
@@ -543,10 +722,19 @@ async fn bounded<T>(
     }
 }
 
-/// Asks a freshly loaded plugin for its tools, in an instance that can reach
+/// What a plugin lists at load time, as it listed it.
+struct Listing {
+    tools: Vec<wit_types::ToolDescriptor>,
+    resources: Vec<v2::ResourceDescriptor>,
+    templates: Vec<v2::ResourceTemplate>,
+    prompts: Vec<v2::PromptDescriptor>,
+}
+
+/// Asks a freshly loaded plugin for its tools, and for its resources,
+/// templates and prompts if it exports them, in one instance that can reach
 /// nothing. Loading runs on plain threads, so this drives the run with a
 /// small runtime of its own.
-fn list_tools(plugin: &Plugin) -> Result<Vec<wit_types::ToolDescriptor>> {
+fn list(plugin: &Plugin) -> Result<Listing> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -556,11 +744,7 @@ fn list_tools(plugin: &Plugin) -> Result<Vec<wit_types::ToolDescriptor>> {
     let listed = runtime.block_on(bounded(
         async {
             let mut run = plugin.start(&scope, &cx).await?;
-            let listed = run
-                .bindings
-                .toolcell_plugin_tools()
-                .call_list_tools(&mut run.store)
-                .await;
+            let listed = plugin.list_in(&mut run).await;
             listed.map_err(|error| plugin.failure(&run.store, &scope, error))
         },
         &scope,
@@ -572,7 +756,7 @@ fn list_tools(plugin: &Plugin) -> Result<Vec<wit_types::ToolDescriptor>> {
 /// One instance, ready to run; the epoch advances while it exists.
 struct Run {
     store: Store<CallState>,
-    bindings: bindings::Plugin,
+    instance: Instance,
     _ticking: TickGuard,
 }
 
@@ -635,7 +819,7 @@ impl WasiHttpView for CallState {
     }
 }
 
-impl bindings::toolcell::plugin::host::Host for CallState {
+impl contract::host::Host for CallState {
     fn log(&mut self, level: LogLevel, message: String) {
         let (plugin, tool) = (&*self.plugin, &*self.tool);
         match level {
@@ -678,7 +862,46 @@ impl bindings::toolcell::plugin::host::Host for CallState {
     }
 }
 
-impl bindings::toolcell::plugin::types::Host for CallState {}
+impl wit_types::Host for CallState {}
+impl v2::Host for CallState {}
+
+/// Asking the client goes through the call's [`ClientAsk`]; a call without
+/// one (a `toolcell call`, a listing) answers `unsupported`.
+impl client::Host for CallState {
+    async fn elicit(
+        &mut self,
+        message: String,
+        schema: String,
+    ) -> Result<client::ElicitAnswer, client::ClientError> {
+        match self.cx.client.clone() {
+            Some(client) => client.elicit(message, schema).await,
+            None => Err(no_client("elicitation")),
+        }
+    }
+
+    async fn sample(
+        &mut self,
+        request: client::SamplingRequest,
+    ) -> Result<client::SamplingResult, client::ClientError> {
+        match self.cx.client.clone() {
+            Some(client) => client.sample(request).await,
+            None => Err(no_client("sampling")),
+        }
+    }
+
+    async fn list_roots(&mut self) -> Result<Vec<client::Root>, client::ClientError> {
+        match self.cx.client.clone() {
+            Some(client) => client.list_roots().await,
+            None => Err(no_client("roots")),
+        }
+    }
+}
+
+fn no_client(what: &str) -> client::ClientError {
+    client::ClientError::Unsupported(format!(
+        "there is no MCP client to ask for {what} in this run"
+    ))
+}
 
 /// Caps linear memory; remembers whether the cap was hit so a resulting trap
 /// can be reported as what it is.
@@ -927,69 +1150,6 @@ fn to_mcp(result: wit_types::ToolResult, max_bytes: u64) -> Result<CallToolResul
         }
     }
     Ok(mcp)
-}
-
-/// The length of `value` as JSON, without keeping the JSON.
-fn serialized_len(value: &impl serde::Serialize) -> u64 {
-    struct Count(u64);
-    impl std::io::Write for Count {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len() as u64;
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(0);
-    // Writing to `Count` cannot fail, and a CallToolResult always serialises.
-    let _ = serde_json::to_writer(&mut count, value);
-    count.0
-}
-
-fn content_block(block: wit_types::Content) -> Result<ContentBlock, String> {
-    let b64 = |data: &[u8]| base64::engine::general_purpose::STANDARD.encode(data);
-    let value = match block {
-        wit_types::Content::Text(text) => return Ok(ContentBlock::text(text)),
-        wit_types::Content::Image(media) => {
-            return Ok(ContentBlock::image(b64(&media.data), media.mime_type));
-        }
-        wit_types::Content::Audio(media) => {
-            return Ok(ContentBlock::audio(b64(&media.data), media.mime_type));
-        }
-        wit_types::Content::ResourceLink(link) => {
-            let mut value = serde_json::json!({
-                "type": "resource_link",
-                "uri": link.uri,
-                "name": link.name,
-            });
-            for (key, field) in [
-                ("title", link.title),
-                ("description", link.description),
-                ("mimeType", link.mime_type),
-            ] {
-                if let Some(field) = field {
-                    value[key] = Value::String(field);
-                }
-            }
-            if let Some(size) = link.size {
-                value["size"] = Value::from(size);
-            }
-            value
-        }
-        wit_types::Content::EmbeddedResource(resource) => {
-            let mut contents = serde_json::json!({ "uri": resource.uri });
-            if let Some(mime) = resource.mime_type {
-                contents["mimeType"] = Value::String(mime);
-            }
-            match resource.body {
-                wit_types::ResourceBody::Text(text) => contents["text"] = Value::String(text),
-                wit_types::ResourceBody::Blob(data) => contents["blob"] = Value::String(b64(&data)),
-            }
-            serde_json::json!({ "type": "resource", "resource": contents })
-        }
-    };
-    serde_json::from_value(value).map_err(|e| format!("a content block is malformed: {e}"))
 }
 
 #[cfg(test)]

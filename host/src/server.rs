@@ -29,11 +29,12 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
-    ContentBlock, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, Implementation, InitializeRequestParams, InitializeResult,
+    ContentBlock, CustomRequest, CustomResult, DiscoverResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ReadResourceRequestParams, ReadResourceResponse,
+    ProgressNotificationParam, ProgressToken, Prompt, PromptsCapability, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, Reference, Resource, ResourcesCapability,
     ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, Tool,
     UnsubscribeRequestParams,
 };
@@ -45,7 +46,10 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Mount;
-use crate::plugin::{CallContext, CallError, CallObserver, LogLevel};
+use crate::contract::v2;
+use crate::features::Failure;
+use crate::plugin::{CallContext, CallError, CallObserver, LogLevel, Plugin};
+use crate::relay::PeerClient;
 use crate::toolbox::Toolbox;
 
 /// Where a session's calls get their directories when the configuration
@@ -92,6 +96,10 @@ enum Roots {
     /// (or the server does not follow them).
     Known(Option<Arc<[Mount]>>),
 }
+
+/// How long `initialize` and `server/discover` wait for the plugins to
+/// load before declaring capabilities without them.
+const CAPABILITIES_WAIT: Duration = Duration::from_secs(3);
 
 /// How long a call waits for a client's first `roots/list` answer before it
 /// runs with the configured mounts.
@@ -160,6 +168,20 @@ impl Server {
         }
     }
 
+    /// Waits (up to [`CAPABILITIES_WAIT`]) for the plugins to load, so
+    /// that the capabilities declared say what they offer. A first start
+    /// that compiles every plugin can take longer: its first session then
+    /// declares tools and logging only.
+    async fn wait_for_capabilities(&self) {
+        let mut toolbox = self.toolbox.clone();
+        let loaded = tokio::time::timeout(CAPABILITIES_WAIT, toolbox.wait_for(Option::is_some));
+        if loaded.await.is_err() {
+            tracing::info!(
+                "the plugins are still loading: declaring tools and logging only to this client"
+            );
+        }
+    }
+
     /// The tools, once loaded.
     async fn toolbox(&self) -> Result<Arc<Toolbox>, ErrorData> {
         let mut toolbox = self.toolbox.clone();
@@ -205,24 +227,54 @@ impl Server {
                 return Ok(error_result(self.no_folder(name)));
             }
         }
-        let route_timeout_ms = route.spec.limits.timeout_ms;
-        let timeout = Duration::from_millis(route_timeout_ms);
-        let deadline = *cx.deadline.get_or_insert(accepted + timeout);
+        let text = arguments.to_string();
+        let plugin = route.plugin.clone();
+        let spec = route.spec.clone();
+        let work = move |cx: CallContext| async move { plugin.call(&spec, text, &cx).await };
+        let timeout_ms = route.spec.limits.timeout_ms;
+        Ok(
+            match self.in_slot(name, timeout_ms, accepted, cx, work).await {
+                Ok(result) => result,
+                Err(error) => {
+                    tracing::debug!(tool = name, "call failed: {error}");
+                    error_result(error.to_string())
+                }
+            },
+        )
+    }
+
+    /// Runs `work` in one of the call slots, on a blocking-pool thread of
+    /// its own, by a deadline of `timeout_ms` from `accepted` (unless `cx`
+    /// has an earlier one). Tool calls, resource reads, prompts and
+    /// completions all run this way, so they share the slots and limits.
+    async fn in_slot<R, F>(
+        &self,
+        what: &str,
+        timeout_ms: u64,
+        accepted: Instant,
+        mut cx: CallContext,
+        work: impl FnOnce(CallContext) -> F + Send + 'static,
+    ) -> Result<R, CallError>
+    where
+        R: Send + 'static,
+        F: Future<Output = Result<R, CallError>>,
+    {
+        let tool = || what.to_string();
+        let deadline = *cx
+            .deadline
+            .get_or_insert(accepted + Duration::from_millis(timeout_ms));
         cx.cancel.push(self.stopping.clone());
         let permit = tokio::select! {
             biased;
             permit = Arc::clone(&self.calls).acquire_owned() => permit
-                .map_err(|_| ErrorData::internal_error("the server is shutting down", None))?,
-            () = cx.cancelled() => return Ok(error_result(CallError::Cancelled {
-                tool: name.to_string(),
-            }.to_string())),
-            () = tokio::time::sleep_until(deadline) => return Ok(error_result(CallError::Busy {
-                tool: name.to_string(),
-                ms: route.spec.limits.timeout_ms,
+                .map_err(|_| CallError::Cancelled { tool: tool() })?,
+            () = cx.cancelled() => return Err(CallError::Cancelled { tool: tool() }),
+            () = tokio::time::sleep_until(deadline) => return Err(CallError::Busy {
+                tool: tool(),
+                ms: timeout_ms,
                 slots: self.slots,
-            }.to_string())),
+            }),
         };
-        let text = arguments.to_string();
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         let _in_flight = InFlight(self.in_flight.clone());
         let _slot = permit;
@@ -238,32 +290,62 @@ impl Server {
         cx.cancel.push(stop);
         let watched = cx.clone();
         let runtime = tokio::runtime::Handle::current();
-        let mut task = tokio::task::spawn_blocking(move || {
-            runtime.block_on(route.plugin.call(&route.spec, text, &cx))
-        });
-        let joined = tokio::select! {
+        let mut task = tokio::task::spawn_blocking(move || runtime.block_on(work(cx)));
+        tokio::select! {
             biased;
-            joined = &mut task => joined,
-            () = watched.cancelled() => Ok(Err(CallError::Cancelled { tool: name.to_string() })),
+            joined = &mut task => joined.unwrap_or_else(|join| {
+                tracing::error!(what, "call task failed: {join}");
+                Err(CallError::Trap {
+                    tool: tool(),
+                    reason: "its task failed inside the server".to_string(),
+                })
+            }),
+            () = watched.cancelled() => Err(CallError::Cancelled { tool: tool() }),
             () = tokio::time::sleep_until(deadline + STRAGGLE) => {
-                tracing::warn!(tool = name, "a call is stuck in a system call past its deadline");
-                Ok(Err(CallError::Timeout {
-                    tool: name.to_string(),
-                    ms: route_timeout_ms,
-                }))
+                tracing::warn!(what, "a call is stuck in a system call past its deadline");
+                Err(CallError::Timeout { tool: tool(), ms: timeout_ms })
             }
+        }
+    }
+
+    /// Runs `work` for a resource listing or read, a prompt or a
+    /// completion on `plugin`: in a call slot, with the plugin's limits and
+    /// (for the embedded default) the client's roots as its mounts. A run
+    /// that fails (a trap, the time limit) is a JSON-RPC internal error
+    /// saying so: these requests have no `isError` result.
+    async fn feature<R, F>(
+        &self,
+        plugin: &Arc<Plugin>,
+        what: &str,
+        ct: CancellationToken,
+        work: impl FnOnce(Arc<Plugin>, CallContext) -> F + Send + 'static,
+    ) -> Result<R, ErrorData>
+    where
+        R: Send + 'static,
+        F: Future<Output = Result<R, CallError>>,
+    {
+        let accepted = Instant::now();
+        if self.stopping.is_cancelled() {
+            return Err(ErrorData::internal_error(
+                "the server is shutting down",
+                None,
+            ));
+        }
+        let mut cx = CallContext {
+            cancel: vec![ct],
+            ..CallContext::default()
         };
-        Ok(match joined {
-            Ok(Ok(result)) => result,
-            Ok(Err(error)) => {
-                tracing::debug!(tool = name, "call failed: {error}");
-                error_result(error.to_string())
-            }
-            Err(join) => {
-                tracing::error!(tool = name, "call task failed: {join}");
-                error_result(format!("`{name}` failed inside the server; see its log"))
-            }
-        })
+        if self.policy.client_roots {
+            cx.mounts = self.client_roots().await;
+        }
+        let timeout_ms = plugin.limits().timeout_ms;
+        let plugin = plugin.clone();
+        self.in_slot(what, timeout_ms, accepted, cx, move |cx| work(plugin, cx))
+            .await
+            .map_err(|error| {
+                tracing::debug!(what, "failed: {error}");
+                ErrorData::internal_error(error.to_string(), None)
+            })
     }
 
     /// The directories this session's calls see instead of the configured
@@ -526,34 +608,123 @@ async fn notify(
     send_progress(&peer).await;
 }
 
+/// The capabilities to declare: tools and logging always, and resources,
+/// prompts and completions when a loaded plugin offers them. While the
+/// plugins are still loading, only tools and logging.
+fn capabilities(toolbox: Option<&Toolbox>) -> ServerCapabilities {
+    let mut capabilities = ServerCapabilities::builder()
+        .enable_tools()
+        .enable_logging()
+        .build();
+    if let Some(toolbox) = toolbox {
+        if !toolbox.resource_plugins().is_empty() {
+            capabilities.resources = Some(ResourcesCapability::default());
+        }
+        if !toolbox.prompts().is_empty() {
+            capabilities.prompts = Some(PromptsCapability::default());
+        }
+        if toolbox.completes() {
+            capabilities.completions = Some(JsonObject::new());
+        }
+    }
+    capabilities
+}
+
 /// JSON-RPC -32601 for a method of a capability this server does not declare.
 fn not_offered(method: &str, capability: &str) -> ErrorData {
     ErrorData::new(
         ErrorCode::METHOD_NOT_FOUND,
         format!(
-            "{method}: this server does not offer {capability} (it declares only the `tools` and \
-             `logging` capabilities)"
+            "{method}: this server does not offer {capability}: none of its plugins does (see \
+             the capabilities it declares)"
         ),
         None,
     )
 }
 
+/// A prompt's arguments as name and value pairs, checked against its
+/// descriptor: every required one given, none unknown, all strings.
+fn prompt_arguments(
+    prompt: &Prompt,
+    given: Option<serde_json::Map<String, Value>>,
+) -> Result<Vec<(String, String)>, ErrorData> {
+    let declared = prompt.arguments.as_deref().unwrap_or_default();
+    let invalid = |message: String| ErrorData::invalid_params(message, None);
+    let mut arguments = Vec::new();
+    for (key, value) in given.unwrap_or_default() {
+        if !declared.iter().any(|argument| argument.name == key) {
+            return Err(invalid(format!(
+                "prompt `{}` has no argument `{key}`",
+                prompt.name
+            )));
+        }
+        let Value::String(value) = value else {
+            return Err(invalid(format!(
+                "argument `{key}` of prompt `{}` must be a string",
+                prompt.name
+            )));
+        };
+        arguments.push((key, value));
+    }
+    for argument in declared {
+        let given = arguments.iter().any(|(key, _)| *key == argument.name);
+        if argument.required == Some(true) && !given {
+            return Err(invalid(format!(
+                "prompt `{}` needs argument `{}`",
+                prompt.name, argument.name
+            )));
+        }
+    }
+    Ok(arguments)
+}
+
+/// The JSON-RPC error for a plugin's [`Failure`]. A resource that is not
+/// found is -32602 with `data.uri` from revision 2026-07-28 on, and -32002
+/// (with the same data) before it, as each revision asks.
+fn failure_error(
+    failure: Failure,
+    resource: Option<(&str, &Option<ProtocolVersion>)>,
+) -> ErrorData {
+    match failure {
+        Failure::NotFound(message) => match resource {
+            Some((uri, version)) => {
+                let data = Some(serde_json::json!({ "uri": uri }));
+                let current = version
+                    .as_ref()
+                    .is_none_or(|version| *version >= ProtocolVersion::V_2026_07_28);
+                if current {
+                    ErrorData::invalid_params(message, data)
+                } else {
+                    ErrorData::resource_not_found(message, data)
+                }
+            }
+            None => ErrorData::invalid_params(message, None),
+        },
+        Failure::Invalid(message) => ErrorData::invalid_params(message, None),
+        Failure::Failed(message) => ErrorData::internal_error(message, None),
+    }
+}
+
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_logging()
-                .build(),
-        )
-        .with_server_info(
-            Implementation::new("toolcell", env!("CARGO_PKG_VERSION")).with_title("Toolcell"),
-        )
-        .with_instructions(
-            "Tools run in sandboxes that can reach only the directories, environment \
+        let toolbox = self.toolbox.borrow().clone();
+        ServerConfig::new(capabilities(toolbox.as_deref()))
+            .with_server_info(
+                Implementation::new("toolcell", env!("CARGO_PKG_VERSION")).with_title("Toolcell"),
+            )
+            .with_instructions(
+                "Tools run in sandboxes that can reach only the directories, environment \
                  variables and hosts this server's configuration grants. Paths are absolute, or \
                  relative to the first granted directory.",
-        )
+            )
+    }
+
+    async fn discover(&self, _cx: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+        self.wait_for_capabilities().await;
+        Ok(DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
     }
 
     async fn initialize(
@@ -567,6 +738,7 @@ impl ServerHandler for Server {
             self.roots.send_replace(Roots::Waiting);
         }
         cx.peer.set_peer_info(request.clone());
+        self.wait_for_capabilities().await;
         self.negotiate_initialize(&request)
     }
 
@@ -623,6 +795,7 @@ impl ServerHandler for Server {
         let progress_token = cx.meta.get_progress_token();
         let mut call = CallContext {
             cancel: vec![cx.ct.clone()],
+            client: Some(Arc::new(PeerClient::of(&cx))),
             ..CallContext::default()
         };
         // Reports become notifications in a task of their own, as the call
@@ -662,23 +835,83 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Err(not_offered("prompts/list", "prompts"))
+        let toolbox = self.toolbox().await?;
+        if toolbox.prompts().is_empty() {
+            return Err(not_offered("prompts/list", "prompts"));
+        }
+        let prompts = toolbox.prompts().iter().map(|p| p.item.clone()).collect();
+        Ok(ListPromptsResult::with_all_items(prompts))
     }
 
     async fn get_prompt(
         &self,
-        _request: GetPromptRequestParams,
-        _cx: RequestContext<RoleServer>,
+        request: GetPromptRequestParams,
+        cx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        Err(not_offered("prompts/get", "prompts"))
+        let toolbox = self.toolbox().await?;
+        if toolbox.prompts().is_empty() {
+            return Err(not_offered("prompts/get", "prompts"));
+        }
+        let name = request.name;
+        let Some(offered) = toolbox.prompt(&name).cloned() else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown prompt `{name}`; prompts/list shows the prompts this server offers"
+                ),
+                None,
+            ));
+        };
+        let arguments = prompt_arguments(&offered.item, request.arguments)?;
+        let what = format!("prompt `{name}`");
+        let got = self
+            .feature(&offered.plugin, &what, cx.ct, async move |plugin, cx| {
+                plugin.get_prompt(&name, arguments, &cx).await
+            })
+            .await?;
+        got.map(GetPromptResponse::from)
+            .map_err(|failure| failure_error(failure, None))
     }
 
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _cx: RequestContext<RoleServer>,
+        cx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Err(not_offered("resources/list", "resources"))
+        let toolbox = self.toolbox().await?;
+        let plugins = toolbox.resource_plugins();
+        if plugins.is_empty() {
+            return Err(not_offered("resources/list", "resources"));
+        }
+        // Each plugin lists its resources now, with its mounts; one that
+        // fails is logged and left out, and the others are listed.
+        let lists = plugins.iter().map(|plugin| {
+            let what = format!("resources of plugin `{}`", plugin.name());
+            let ct = cx.ct.clone();
+            async move {
+                let listed = self
+                    .feature(plugin, &what, ct, async |plugin, cx| {
+                        plugin.list_resources(&cx).await
+                    })
+                    .await;
+                listed.unwrap_or_else(|error| {
+                    tracing::warn!(
+                        plugin = plugin.name(),
+                        "cannot list resources: {}",
+                        error.message
+                    );
+                    Vec::new()
+                })
+            }
+        });
+        let mut resources: Vec<Resource> = Vec::new();
+        for listed in futures_util::future::join_all(lists).await {
+            for resource in listed {
+                if !resources.iter().any(|r| r.uri == resource.uri) {
+                    resources.push(resource);
+                }
+            }
+        }
+        Ok(ListResourcesResult::with_all_items(resources))
     }
 
     async fn list_resource_templates(
@@ -686,15 +919,46 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Err(not_offered("resources/templates/list", "resources"))
+        let toolbox = self.toolbox().await?;
+        if toolbox.resource_plugins().is_empty() {
+            return Err(not_offered("resources/templates/list", "resources"));
+        }
+        let templates = toolbox.templates().iter().map(|t| t.item.clone()).collect();
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
     async fn read_resource(
         &self,
-        _request: ReadResourceRequestParams,
-        _cx: RequestContext<RoleServer>,
+        request: ReadResourceRequestParams,
+        cx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        Err(not_offered("resources/read", "resources"))
+        let toolbox = self.toolbox().await?;
+        if toolbox.resource_plugins().is_empty() {
+            return Err(not_offered("resources/read", "resources"));
+        }
+        let uri = request.uri;
+        let version = cx.protocol_version();
+        for plugin in toolbox.readers(&uri) {
+            let what = format!("resource `{uri}`");
+            let asked = uri.clone();
+            let read = self
+                .feature(&plugin, &what, cx.ct.clone(), async move |plugin, cx| {
+                    plugin.read_resource(&asked, &cx).await
+                })
+                .await?;
+            match read {
+                Ok(result) => return Ok(ReadResourceResponse::from(result)),
+                Err(Failure::NotFound(_)) => continue,
+                Err(failure) => return Err(failure_error(failure, Some((&uri, &version)))),
+            }
+        }
+        let message = format!(
+            "no resource `{uri}`; resources/list and resources/templates/list show what this server offers"
+        );
+        Err(failure_error(
+            Failure::NotFound(message),
+            Some((&uri, &version)),
+        ))
     }
 
     async fn subscribe(
@@ -702,7 +966,7 @@ impl ServerHandler for Server {
         _request: SubscribeRequestParams,
         _cx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Err(not_offered("resources/subscribe", "resources"))
+        Err(not_offered("resources/subscribe", "resource subscriptions"))
     }
 
     async fn unsubscribe(
@@ -710,15 +974,71 @@ impl ServerHandler for Server {
         _request: UnsubscribeRequestParams,
         _cx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Err(not_offered("resources/unsubscribe", "resources"))
+        Err(not_offered(
+            "resources/unsubscribe",
+            "resource subscriptions",
+        ))
     }
 
     async fn complete(
         &self,
-        _request: CompleteRequestParams,
-        _cx: RequestContext<RoleServer>,
+        request: CompleteRequestParams,
+        cx: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        Err(not_offered("completion/complete", "completions"))
+        let toolbox = self.toolbox().await?;
+        if !toolbox.completes() {
+            return Err(not_offered("completion/complete", "completions"));
+        }
+        let (target, plugin) = match &request.r#ref {
+            Reference::Prompt(reference) => {
+                let offered = toolbox.prompt(&reference.name).ok_or_else(|| {
+                    ErrorData::invalid_params(format!("unknown prompt `{}`", reference.name), None)
+                })?;
+                (
+                    v2::CompletionTarget::Prompt(reference.name.clone()),
+                    offered.plugin.clone(),
+                )
+            }
+            Reference::Resource(reference) => {
+                let offered = toolbox.template(&reference.uri).ok_or_else(|| {
+                    ErrorData::invalid_params(
+                        format!("unknown resource template `{}`", reference.uri),
+                        None,
+                    )
+                })?;
+                (
+                    v2::CompletionTarget::ResourceTemplate(reference.uri.clone()),
+                    offered.plugin.clone(),
+                )
+            }
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("cannot complete for {other:?}: only prompts and resource templates"),
+                    None,
+                ));
+            }
+        };
+        let mut context: Vec<(String, String)> = request
+            .context
+            .and_then(|context| context.arguments)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        context.sort();
+        let asked = v2::CompletionRequest {
+            target,
+            argument: request.argument.name,
+            value: request.argument.value,
+            context,
+        };
+        let completed = self
+            .feature(&plugin, "completion", cx.ct, async move |plugin, cx| {
+                plugin.complete(asked, &cx).await
+            })
+            .await?;
+        completed
+            .map(CompleteResult::new)
+            .map_err(|failure| failure_error(failure, None))
     }
 
     async fn on_custom_request(

@@ -7,6 +7,11 @@
 //! refused for the later one, with an error naming both, so a dropped-in
 //! plugin cannot take a builtin tool's name or stop the server.
 //! [`Route`] ties a tool to the plugin that runs it.
+//!
+//! The same goes for what contract 0.2.0 adds: every loaded plugin's fixed
+//! resources, resource templates and prompts are served, and one that an
+//! earlier plugin already serves (the same URI, template or prompt name) is
+//! refused for the later plugin with an error naming both.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -20,8 +25,10 @@ use sha2::{Digest, Sha256};
 use crate::builtin;
 use crate::config::{CONTRACT_CATEGORIES, Config, PluginConfig, PluginSource, unknown_category};
 use crate::engine::{Capacity, Engine};
+use crate::features;
 use crate::plugin::{Imports, Plugin, PluginSetup, ToolSpec};
 use crate::sandbox::Grants;
+use rmcp::model::{Prompt, Resource, ResourceTemplate};
 
 /// A tool and the plugin that runs it.
 #[derive(Clone)]
@@ -41,8 +48,20 @@ pub struct LoadFailure {
     pub error: String,
 }
 
+/// A resource, resource template or prompt and the plugin that serves it.
+#[derive(Clone)]
+pub struct Offered<T> {
+    /// The plugin.
+    pub plugin: Arc<Plugin>,
+    /// What it offers.
+    pub item: T,
+}
+
 /// Every enabled tool, by name, in configuration order.
 pub struct Toolbox {
+    resources: Vec<Offered<Resource>>,
+    templates: Vec<Offered<ResourceTemplate>>,
+    prompts: Vec<Offered<Prompt>>,
     routes: Vec<Route>,
     by_name: HashMap<String, usize>,
     disabled: Vec<Route>,
@@ -64,6 +83,9 @@ impl Toolbox {
         });
 
         let mut toolbox = Toolbox {
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
             routes: Vec::new(),
             by_name: HashMap::new(),
             disabled: Vec::new(),
@@ -184,7 +206,145 @@ impl Toolbox {
                 self.disabled.push(route);
             }
         }
+        self.add_offerings(&plugin);
         self.plugins.push(plugin);
+    }
+
+    /// Adds `plugin`'s resources, templates and prompts, refusing each one
+    /// an earlier plugin already serves.
+    fn add_offerings(&mut self, plugin: &Arc<Plugin>) {
+        let offerings = plugin.offerings();
+        let add = |errors: &mut Vec<String>, kind: &str, key: &str, served_by: Option<&str>| {
+            let Some(first) = served_by else {
+                return true;
+            };
+            errors.push(format!(
+                "{kind} `{key}` of plugin `{}` is refused: plugin `{first}` already serves it",
+                plugin.name()
+            ));
+            false
+        };
+        for item in &offerings.resources {
+            let first = self.resources.iter().find(|r| r.item.uri == item.uri);
+            if add(
+                &mut self.errors,
+                "resource",
+                &item.uri,
+                first.map(|r| r.plugin.name()),
+            ) {
+                self.resources.push(Offered {
+                    plugin: plugin.clone(),
+                    item: item.clone(),
+                });
+            }
+        }
+        for item in &offerings.templates {
+            let first = self
+                .templates
+                .iter()
+                .find(|t| t.item.uri_template == item.uri_template);
+            let key = &item.uri_template;
+            if add(
+                &mut self.errors,
+                "resource template",
+                key,
+                first.map(|t| t.plugin.name()),
+            ) {
+                self.templates.push(Offered {
+                    plugin: plugin.clone(),
+                    item: item.clone(),
+                });
+            }
+        }
+        for item in &offerings.prompts {
+            let first = self.prompts.iter().find(|p| p.item.name == item.name);
+            if add(
+                &mut self.errors,
+                "prompt",
+                &item.name,
+                first.map(|p| p.plugin.name()),
+            ) {
+                self.prompts.push(Offered {
+                    plugin: plugin.clone(),
+                    item: item.clone(),
+                });
+            }
+        }
+    }
+
+    /// Fixed resources listed at load time.
+    pub fn resources(&self) -> &[Offered<Resource>] {
+        &self.resources
+    }
+
+    /// Resource templates, in configuration order.
+    pub fn templates(&self) -> &[Offered<ResourceTemplate>] {
+        &self.templates
+    }
+
+    /// Prompts, in configuration order.
+    pub fn prompts(&self) -> &[Offered<Prompt>] {
+        &self.prompts
+    }
+
+    /// The prompt called `name`.
+    pub fn prompt(&self, name: &str) -> Option<&Offered<Prompt>> {
+        self.prompts.iter().find(|p| p.item.name == name)
+    }
+
+    /// The plugin that serves the template `uri_template`.
+    pub fn template(&self, uri_template: &str) -> Option<&Offered<ResourceTemplate>> {
+        self.templates
+            .iter()
+            .find(|t| t.item.uri_template == uri_template)
+    }
+
+    /// The plugins that offer resources (fixed ones or templates), each once,
+    /// in configuration order.
+    pub fn resource_plugins(&self) -> Vec<Arc<Plugin>> {
+        let mut plugins: Vec<Arc<Plugin>> = Vec::new();
+        let offering = self.resources.iter().map(|r| &r.plugin);
+        for plugin in offering.chain(self.templates.iter().map(|t| &t.plugin)) {
+            if !plugins.iter().any(|p| Arc::ptr_eq(p, plugin)) {
+                plugins.push(plugin.clone());
+            }
+        }
+        plugins
+    }
+
+    /// The plugins to ask for `uri`, most likely first: the one that listed
+    /// it, else those with a template whose literal start it has (the
+    /// longest first), else every plugin that offers resources.
+    pub fn readers(&self, uri: &str) -> Vec<Arc<Plugin>> {
+        if let Some(listed) = self.resources.iter().find(|r| r.item.uri == uri) {
+            return vec![listed.plugin.clone()];
+        }
+        let mut matching: Vec<&Offered<ResourceTemplate>> = self
+            .templates
+            .iter()
+            .filter(|t| uri.starts_with(features::template_prefix(&t.item.uri_template)))
+            .collect();
+        matching.sort_by_key(|t| {
+            std::cmp::Reverse(features::template_prefix(&t.item.uri_template).len())
+        });
+        let mut plugins: Vec<Arc<Plugin>> = Vec::new();
+        for plugin in matching.into_iter().map(|t| &t.plugin) {
+            if !plugins.iter().any(|p| Arc::ptr_eq(p, plugin)) {
+                plugins.push(plugin.clone());
+            }
+        }
+        if plugins.is_empty() {
+            plugins = self.resource_plugins();
+        }
+        plugins
+    }
+
+    /// Whether any plugin offers completions for a prompt or a template.
+    pub fn completes(&self) -> bool {
+        let offering = self.prompts.iter().map(|p| &p.plugin);
+        offering
+            .chain(self.templates.iter().map(|t| &t.plugin))
+            .any(|plugin| plugin.exports_completions())
     }
 
     /// The enabled tool called `name`.

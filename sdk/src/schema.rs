@@ -23,7 +23,12 @@ use serde_json::{Map, Value};
 
 /// The schema of a tool's arguments, as JSON text.
 pub(crate) fn input_text<T: JsonSchema>() -> String {
-    text::<T>(SchemaSettings::draft2020_12().for_deserialize())
+    input_value::<T>().to_string()
+}
+
+/// The schema of a tool's or a prompt's arguments.
+pub(crate) fn input_value<T: JsonSchema>() -> Value {
+    value::<T>(SchemaSettings::draft2020_12().for_deserialize())
 }
 
 /// The schema of a tool's structured content, as JSON text.
@@ -31,16 +36,15 @@ pub(crate) fn input_text<T: JsonSchema>() -> String {
 /// The serialising contract matters here: a field that is always written (an `Option` without
 /// `skip_serializing_if`) is `required` and keeps `null`, so the content still validates.
 pub(crate) fn output_text<T: JsonSchema>() -> String {
-    text::<T>(SchemaSettings::draft2020_12().for_serialize())
+    value::<T>(SchemaSettings::draft2020_12().for_serialize()).to_string()
 }
 
-fn text<T: JsonSchema>(settings: SchemaSettings) -> String {
+fn value<T: JsonSchema>(settings: SchemaSettings) -> Value {
     settings
         .with_transform(Portable)
         .into_generator()
         .into_root_schema_for::<T>()
-        .as_value()
-        .to_string()
+        .to_value()
 }
 
 /// The formats JSON Schema 2020-12 defines (Validation, section 7.3); a validator may not know

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod cli;
+mod features;
 mod first_run;
 mod fs;
 mod git;

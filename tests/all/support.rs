@@ -65,6 +65,7 @@ const TEST_PLUGINS: &[&str] = &[
     "toolcell-test-probe",
     "toolcell-test-hostile",
     "toolcell-test-raw",
+    "toolcell-test-conformance",
 ];
 
 /// The `probe` test plugin (`tests/plugins/probe`).
@@ -75,6 +76,12 @@ pub fn probe_wasm() -> PathBuf {
 /// The `hostile` test plugin (`tests/plugins/hostile`).
 pub fn hostile_wasm() -> PathBuf {
     test_plugin("toolcell-test-hostile")
+}
+
+/// The `conformance` test plugin (`tests/plugins/conformance`): the official suite's fixtures,
+/// built against contract 0.2.0.
+pub fn conformance_wasm() -> PathBuf {
+    test_plugin("toolcell-test-conformance")
 }
 
 /// The `raw` test plugin (`tests/plugins/raw`).
@@ -223,6 +230,17 @@ impl Fixture {
             std::fs::read(raw_wasm()).expect("read raw.wasm"),
         );
         format!("\n[[plugin]]\nname = \"raw\"\npath = \"plugins/raw.wasm\"\n{extra}\n")
+    }
+
+    /// Copies the conformance plugin into the root and returns its `[[plugin]]` entry, named
+    /// `name`, with `extra` lines added.
+    pub fn conformance(&self, name: &str, extra: &str) -> String {
+        let relative = format!("plugins/{name}.wasm");
+        self.write(
+            &relative,
+            std::fs::read(conformance_wasm()).expect("read conformance.wasm"),
+        );
+        format!("\n[[plugin]]\nname = \"{name}\"\npath = \"{relative}\"\n{extra}\n")
     }
 
     /// The raw plugin's entry with a list-tools that spins until its

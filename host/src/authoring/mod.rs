@@ -141,18 +141,35 @@ pub mod build;
 pub mod inspect;
 pub mod scaffold;
 
-/// The contract, `wit/` as it is in this repository.
-pub const WIT: &[Embedded] = embed!(
-    "wit",
-    "plugin.wit",
-    "deps/cli.wit",
-    "deps/clocks.wit",
-    "deps/filesystem.wit",
-    "deps/http.wit",
-    "deps/io.wit",
-    "deps/random.wit",
-    "deps/sockets.wit",
-);
+/// Contract 0.1.0 as a folder of its own: its package (from
+/// `wit/deps/plugin-0.1.0.wit`) at the top and the WASI packages it uses in
+/// `deps/`. The Python and JavaScript SDKs build against it; with 0.2.0 in
+/// the same folder, their generated module names would carry versions.
+pub const WIT: &[Embedded] = &[
+    (
+        "plugin.wit",
+        include_str!("../../../wit/deps/plugin-0.1.0.wit"),
+    ),
+    ("deps/cli.wit", include_str!("../../../wit/deps/cli.wit")),
+    (
+        "deps/clocks.wit",
+        include_str!("../../../wit/deps/clocks.wit"),
+    ),
+    (
+        "deps/filesystem.wit",
+        include_str!("../../../wit/deps/filesystem.wit"),
+    ),
+    ("deps/http.wit", include_str!("../../../wit/deps/http.wit")),
+    ("deps/io.wit", include_str!("../../../wit/deps/io.wit")),
+    (
+        "deps/random.wit",
+        include_str!("../../../wit/deps/random.wit"),
+    ),
+    (
+        "deps/sockets.wit",
+        include_str!("../../../wit/deps/sockets.wit"),
+    ),
+];
 
 /// Writes `files` under `dir`, creating folders, with each `{{key}}` of
 /// `values` replaced by its value.
@@ -242,10 +259,22 @@ mod tests {
     }
 
     #[test]
-    fn the_embedded_contract_is_the_whole_wit_folder() {
+    fn the_embedded_contract_is_0_1_0_with_every_package_it_uses() {
+        // Every file of wit/ but 0.2.0's own, with 0.1.0's moved to the top.
+        let mut expected: Vec<String> = files_under(&repo("wit"))
+            .into_iter()
+            .filter(|path| path != "plugin.wit")
+            .map(|path| match path.as_str() {
+                "deps/plugin-0.1.0.wit" => "plugin.wit".to_string(),
+                _ => path,
+            })
+            .collect();
+        expected.sort();
         let mut embedded: Vec<String> = WIT.iter().map(|(path, _)| path.to_string()).collect();
         embedded.sort();
-        assert_eq!(embedded, files_under(&repo("wit")));
+        assert_eq!(embedded, expected);
+        let top = WIT.iter().find(|(path, _)| *path == "plugin.wit");
+        assert!(top.is_some_and(|(_, text)| text.contains("package toolcell:plugin@0.1.0;")));
     }
 
     #[test]

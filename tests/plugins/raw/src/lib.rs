@@ -16,9 +16,9 @@ wit_bindgen::generate!({
     generate_all,
 });
 
-use exports::toolcell::plugin::tools::{Call, Guest, ToolDescriptor, ToolResult};
-use toolcell::plugin::host;
-use toolcell::plugin::types::{Annotations, Category, Content};
+use exports::toolcell::plugin0_1_0::tools::{Call, Guest, ToolDescriptor, ToolResult};
+use toolcell::plugin0_1_0::host;
+use toolcell::plugin0_1_0::types::{Annotations, Category, Content};
 
 #[allow(dead_code)] // constructed by the exports, which exist only in wasm
 struct Raw;

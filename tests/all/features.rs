@@ -1,0 +1,319 @@
+//! Contract 0.2.0 beside tools: resources, resource templates, prompts and completions, served
+//! from a plugin (the conformance fixtures, built against the SDK) on both protocol revisions,
+//! declared only when a loaded plugin offers them, and a 0.1.0 plugin still served beside it.
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use crate::support::{Fixture, INVALID_PARAMS, RawServer};
+
+/// The categories that enable the conformance plugin's tools and the fs plugin's.
+const CATEGORIES: &str = "[server]\ncategories = [\"read\", \"conformance\"]\n";
+
+/// A fixture serving the conformance plugin (as `conformance`) with `extra` lines in its entry.
+fn conformance_config(extra: &str) -> (Fixture, std::path::PathBuf) {
+    let fixture = Fixture::new();
+    let entry = fixture.conformance("conformance", extra);
+    let config = fixture.config(&format!("{CATEGORIES}{entry}"));
+    (fixture, config)
+}
+
+/// The `_meta` of a 2026-07-28 request, which carries no session.
+fn stateless_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "toolcell-tests", "version": "0"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+fn result(response: &Value) -> &Value {
+    response
+        .get("result")
+        .unwrap_or_else(|| panic!("expected a result: {response}"))
+}
+
+fn error_code(response: &Value) -> i64 {
+    response["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("expected an error: {response}"))
+}
+
+#[tokio::test]
+async fn a_0_2_plugin_serves_resources_prompts_and_completions() {
+    let (_fixture, config) = conformance_config("");
+    let mut server = RawServer::spawn(&config, &[]);
+    let init = server.initialize().await;
+    let capabilities = &init["capabilities"];
+    for declared in ["tools", "logging", "resources", "prompts", "completions"] {
+        assert!(capabilities.get(declared).is_some(), "{declared}: {init}");
+    }
+
+    let listed = server.request(1, "resources/list", json!({})).await;
+    let uris: Vec<&str> = result(&listed)["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .collect();
+    assert!(uris.contains(&"test://static-text"), "{listed}");
+    assert!(uris.contains(&"test://static-binary"), "{listed}");
+
+    let templates = server
+        .request(2, "resources/templates/list", json!({}))
+        .await;
+    assert_eq!(
+        result(&templates)["resourceTemplates"][0]["uriTemplate"],
+        "test://template/{id}/data",
+        "{templates}"
+    );
+
+    let text = server
+        .request(3, "resources/read", json!({"uri": "test://static-text"}))
+        .await;
+    let contents = &result(&text)["contents"][0];
+    assert_eq!(contents["uri"], "test://static-text", "{text}");
+    assert!(
+        !contents["text"].as_str().unwrap_or_default().is_empty(),
+        "{text}"
+    );
+
+    let binary = server
+        .request(4, "resources/read", json!({"uri": "test://static-binary"}))
+        .await;
+    let blob = result(&binary)["contents"][0]["blob"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a blob: {binary}"));
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(blob)
+        .expect("the blob is base64");
+    assert!(!bytes.is_empty());
+
+    // A template's variable reaches the plugin, which reads by it.
+    let templated = server
+        .request(
+            5,
+            "resources/read",
+            json!({"uri": "test://template/4711/data"}),
+        )
+        .await;
+    let contents = &result(&templated)["contents"][0];
+    assert_eq!(contents["uri"], "test://template/4711/data", "{templated}");
+    assert!(contents.to_string().contains("4711"), "{templated}");
+
+    // 2025-11-25 says -32002 for a resource that does not exist, with the URI as data.
+    let missing = "test://nonexistent-resource-for-conformance-testing";
+    let absent = server
+        .request(6, "resources/read", json!({"uri": missing}))
+        .await;
+    assert_eq!(error_code(&absent), -32002, "{absent}");
+    assert_eq!(absent["error"]["data"]["uri"], missing, "{absent}");
+
+    let prompts = server.request(7, "prompts/list", json!({})).await;
+    let names: Vec<&str> = result(&prompts)["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    for name in ["test_simple_prompt", "test_prompt_with_arguments"] {
+        assert!(names.contains(&name), "{prompts}");
+    }
+
+    let got = server
+        .request(
+            8,
+            "prompts/get",
+            json!({"name": "test_prompt_with_arguments",
+                   "arguments": {"arg1": "alpha-value", "arg2": "beta-value"}}),
+        )
+        .await;
+    let message = result(&got)["messages"][0].to_string();
+    assert!(
+        message.contains("alpha-value") && message.contains("beta-value"),
+        "{got}"
+    );
+
+    // A required argument left out, an unknown prompt: invalid params, before any plugin runs.
+    let missing_argument = server
+        .request(
+            9,
+            "prompts/get",
+            json!({"name": "test_prompt_with_arguments", "arguments": {"arg2": "b"}}),
+        )
+        .await;
+    assert_eq!(error_code(&missing_argument), INVALID_PARAMS as i64);
+    assert!(
+        missing_argument["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("arg1"),
+        "{missing_argument}"
+    );
+    let unknown = server
+        .request(10, "prompts/get", json!({"name": "no_such_prompt"}))
+        .await;
+    assert_eq!(error_code(&unknown), INVALID_PARAMS as i64, "{unknown}");
+
+    let completed = server
+        .request(
+            11,
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "test_prompt_with_arguments"},
+                   "argument": {"name": "arg1", "value": ""}}),
+        )
+        .await;
+    assert!(
+        result(&completed)["completion"]["values"].is_array(),
+        "{completed}"
+    );
+
+    let finished = server.finish().await;
+    assert!(finished.status.success(), "{}", finished.log);
+}
+
+#[tokio::test]
+async fn the_stateless_revision_serves_them_and_discover_declares_them() {
+    let (_fixture, config) = conformance_config("");
+    let mut server = RawServer::spawn(&config, &[]);
+    let discovered = server
+        .request(1, "server/discover", json!({"_meta": stateless_meta()}))
+        .await;
+    let capabilities = &result(&discovered)["capabilities"];
+    for declared in ["tools", "resources", "prompts", "completions"] {
+        assert!(
+            capabilities.get(declared).is_some(),
+            "{declared}: {discovered}"
+        );
+    }
+
+    let read = server
+        .request(
+            2,
+            "resources/read",
+            json!({"uri": "test://static-text", "_meta": stateless_meta()}),
+        )
+        .await;
+    assert_eq!(result(&read)["resultType"], "complete", "{read}");
+    assert_eq!(result(&read)["contents"][0]["uri"], "test://static-text");
+
+    // 2026-07-28 says -32602, with the URI as data.
+    let missing = "test://nonexistent-resource-for-conformance-testing";
+    let absent = server
+        .request(
+            3,
+            "resources/read",
+            json!({"uri": missing, "_meta": stateless_meta()}),
+        )
+        .await;
+    assert_eq!(error_code(&absent), INVALID_PARAMS as i64, "{absent}");
+    assert_eq!(absent["error"]["data"]["uri"], missing, "{absent}");
+
+    let prompt = server
+        .request(
+            4,
+            "prompts/get",
+            json!({"name": "test_simple_prompt", "_meta": stateless_meta()}),
+        )
+        .await;
+    assert_eq!(result(&prompt)["resultType"], "complete", "{prompt}");
+    assert!(result(&prompt)["messages"][0]["content"]["text"].is_string());
+
+    let finished = server.finish().await;
+    assert!(finished.status.success(), "{}", finished.log);
+}
+
+#[tokio::test]
+async fn without_such_plugins_nothing_more_is_declared() {
+    let fixture = Fixture::new();
+    fixture.write("data/notes.txt", "hello\n");
+    let config = fixture.config(
+        "[[plugin]]\nname = \"fs\"\npath = \"builtin:fs\"\nmounts = [{ host = \"data\", mode = \"ro\" }]\n",
+    );
+    let mut server = RawServer::spawn(&config, &[]);
+    let init = server.initialize().await;
+    let capabilities = &init["capabilities"];
+    for undeclared in ["resources", "prompts", "completions"] {
+        assert!(
+            capabilities.get(undeclared).is_none(),
+            "{undeclared}: {init}"
+        );
+    }
+    for (id, method) in [(1, "prompts/list"), (2, "resources/list")] {
+        let response = server.request(id, method, json!({})).await;
+        assert_eq!(error_code(&response), -32601, "{method}: {response}");
+    }
+    server.finish().await;
+}
+
+#[tokio::test]
+async fn a_0_1_plugin_is_served_beside_a_0_2_plugin() {
+    // The raw plugin is built from the 0.1.0 WIT with raw bindings: it exports `tools` alone.
+    let fixture = Fixture::new();
+    let raw = fixture.raw("");
+    let conformance = fixture.conformance("conformance", "");
+    let config = fixture.config(&format!("{CATEGORIES}{raw}{conformance}"));
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    let listed = server.request(1, "tools/list", json!({})).await;
+    let names: Vec<&str> = result(&listed)["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"good") && names.contains(&"test_simple_text"),
+        "{names:?}"
+    );
+    let called = server.call(2, "good", json!({})).await;
+    assert_eq!(result(&called)["isError"], false, "{called}");
+    let prompts = server.request(3, "prompts/list", json!({})).await;
+    assert!(result(&prompts)["prompts"].is_array(), "{prompts}");
+    server.finish().await;
+}
+
+#[tokio::test]
+async fn a_second_plugin_cannot_take_a_served_resource_or_prompt() {
+    let fixture = Fixture::new();
+    let first = fixture.conformance("first", "");
+    let second = fixture.conformance("second", "");
+    let config = fixture.config(&format!("{CATEGORIES}{first}{second}"));
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    let listed = server.request(1, "resources/list", json!({})).await;
+    let static_text = result(&listed)["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["uri"] == "test://static-text")
+        .count();
+    assert_eq!(static_text, 1, "{listed}");
+    let finished = server.finish().await;
+    for refused in [
+        "resource `test://static-text` of plugin `second` is refused: plugin `first` already serves it",
+        "resource template `test://template/{id}/data` of plugin `second` is refused",
+        "prompt `test_simple_prompt` of plugin `second` is refused",
+    ] {
+        assert!(
+            finished.log.contains(refused),
+            "{refused}\n{}",
+            finished.log
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_read_over_the_output_cap_is_an_error_and_the_server_goes_on() {
+    let (_fixture, config) = conformance_config("limits = { max_output_bytes = 64 }");
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    let read = server
+        .request(1, "resources/read", json!({"uri": "test://static-binary"}))
+        .await;
+    let message = read["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("over the limit of 64 bytes"), "{read}");
+    let prompts = server.request(2, "prompts/list", json!({})).await;
+    assert!(result(&prompts)["prompts"].is_array(), "{prompts}");
+    server.finish().await;
+}
