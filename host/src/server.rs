@@ -1050,8 +1050,9 @@ impl ServerHandler for Server {
         Err(ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,
             format!(
-                "unknown method `{}`; this server offers tools (tools/list, tools/call) and \
-                 logging (logging/setLevel)",
+                "unknown method `{}`; this server offers tools (tools/list, tools/call), \
+                 logging (logging/setLevel), and the resources, prompts and completions its \
+                 capabilities declare",
                 request.method
             ),
             None,

@@ -225,11 +225,14 @@ async fn the_stateless_revision_serves_them_and_discover_declares_them() {
 
 #[tokio::test]
 async fn without_such_plugins_nothing_more_is_declared() {
+    // probe is built with the SDK (it exports the 0.2.0 interfaces and lists nothing in them);
+    // raw is built from the 0.1.0 WIT and exports `tools` alone.
     let fixture = Fixture::new();
-    fixture.write("data/notes.txt", "hello\n");
-    let config = fixture.config(
-        "[[plugin]]\nname = \"fs\"\npath = \"builtin:fs\"\nmounts = [{ host = \"data\", mode = \"ro\" }]\n",
-    );
+    let probe = fixture.probe();
+    let raw = fixture.raw("");
+    let config = fixture.config(&format!(
+        "[[plugin]]\nname = \"probe\"\npath = \"{probe}\"\n{raw}"
+    ));
     let mut server = RawServer::spawn(&config, &[]);
     let init = server.initialize().await;
     let capabilities = &init["capabilities"];
@@ -315,5 +318,133 @@ async fn a_read_over_the_output_cap_is_an_error_and_the_server_goes_on() {
     assert!(message.contains("over the limit of 64 bytes"), "{read}");
     let prompts = server.request(2, "prompts/list", json!({})).await;
     assert!(result(&prompts)["prompts"].is_array(), "{prompts}");
+    server.finish().await;
+}
+
+/// A fixture serving the builtin fs plugin with `data/` mounted read-only, holding a text file,
+/// a PNG and a folder; `secret.txt` beside `data/` and `data-evil/` (a sibling sharing its
+/// prefix) are outside every mount, and `data/out` is a symlink to the secret.
+fn fs_resources_fixture() -> (Fixture, std::path::PathBuf) {
+    let fixture = Fixture::new();
+    fixture.write("data/notes.txt", "first line\nsecond line\n");
+    fixture.write("data/pixel.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+    fixture.write("data/sub/deep.md", "# deep\n");
+    fixture.write("secret.txt", "the secret\n");
+    fixture.write("data-evil/loot.txt", "the loot\n");
+    fixture.symlink(fixture.path("secret.txt"), "data/out");
+    let config = fixture.config(
+        "[[plugin]]\nname = \"fs\"\npath = \"builtin:fs\"\nmounts = [{ host = \"data\", mode = \"ro\" }]\n",
+    );
+    (fixture, config)
+}
+
+fn file_uri(path: &std::path::Path) -> String {
+    format!("file://{}", path.display())
+}
+
+#[tokio::test]
+async fn the_fs_plugin_serves_files_as_resources() {
+    let (fixture, config) = fs_resources_fixture();
+    let mut server = RawServer::spawn(&config, &[]);
+    let init = server.initialize().await;
+    assert!(init["capabilities"].get("resources").is_some(), "{init}");
+    assert!(init["capabilities"].get("completions").is_some(), "{init}");
+
+    let templates = server
+        .request(1, "resources/templates/list", json!({}))
+        .await;
+    assert_eq!(
+        result(&templates)["resourceTemplates"][0]["uriTemplate"],
+        "file:///{+path}"
+    );
+
+    let notes = file_uri(&fixture.path("data/notes.txt"));
+    let text = server
+        .request(2, "resources/read", json!({"uri": notes}))
+        .await;
+    let contents = &result(&text)["contents"][0];
+    assert_eq!(contents["uri"], notes, "{text}");
+    assert_eq!(contents["text"], "first line\nsecond line\n", "{text}");
+    assert_eq!(contents["mimeType"], "text/plain", "{text}");
+
+    let pixel = file_uri(&fixture.path("data/pixel.png"));
+    let binary = server
+        .request(3, "resources/read", json!({"uri": pixel}))
+        .await;
+    let contents = &result(&binary)["contents"][0];
+    assert_eq!(contents["mimeType"], "image/png", "{binary}");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(contents["blob"].as_str().unwrap_or_default())
+        .expect("base64");
+    assert_eq!(bytes, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+
+    // The files at the top of the mount are listed; the folder's are not.
+    let listed = server.request(4, "resources/list", json!({})).await;
+    let uris: Vec<&str> = result(&listed)["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .collect();
+    assert!(
+        uris.contains(&notes.as_str()) && uris.contains(&pixel.as_str()),
+        "{listed}"
+    );
+    assert!(!uris.iter().any(|uri| uri.ends_with("deep.md")), "{listed}");
+
+    // The template's `path` completes from the folder typed so far.
+    let typed = format!("{}/", fixture.path("data").display());
+    let typed = typed.trim_start_matches('/');
+    let completed = server
+        .request(
+            5,
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "file:///{+path}"},
+                   "argument": {"name": "path", "value": format!("{typed}s")}}),
+        )
+        .await;
+    assert_eq!(
+        result(&completed)["completion"]["values"],
+        json!([format!("{typed}sub/")]),
+        "{completed}"
+    );
+    server.finish().await;
+}
+
+#[tokio::test]
+async fn a_resource_read_cannot_leave_the_mounts() {
+    let (fixture, config) = fs_resources_fixture();
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    let data = fixture.path("data");
+    let escapes = [
+        // `..` out of the mount, plainly and percent-encoded.
+        format!("file://{}/../secret.txt", data.display()),
+        format!("file://{}/%2E%2E/secret.txt", data.display()),
+        // An absolute path outside every mount.
+        file_uri(&fixture.path("secret.txt")),
+        "file:///etc/passwd".to_string(),
+        // A symlink inside the mount that points out of it.
+        file_uri(&fixture.path("data/out")),
+        // A sibling that shares the mount's prefix.
+        file_uri(&fixture.path("data-evil/loot.txt")),
+    ];
+    for (id, uri) in (1..).zip(&escapes) {
+        let read = server
+            .request(id, "resources/read", json!({"uri": uri}))
+            .await;
+        let text = read.to_string();
+        assert!(read.get("error").is_some(), "{uri}: {read}");
+        assert!(
+            !text.contains("the secret") && !text.contains("the loot"),
+            "{uri}: {read}"
+        );
+    }
+    // And the server goes on serving.
+    let notes = file_uri(&fixture.path("data/notes.txt"));
+    let read = server
+        .request(99, "resources/read", json!({"uri": notes}))
+        .await;
+    assert!(result(&read)["contents"][0]["text"].is_string(), "{read}");
     server.finish().await;
 }

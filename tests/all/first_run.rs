@@ -256,13 +256,14 @@ async fn the_mount_flag_grants_folders() {
 }
 
 /// Class: methods of capabilities the server does not declare answer -32601 naming the
-/// capability, not empty results.
+/// capability, not empty results. (The probe plugin offers tools alone.)
 #[tokio::test]
 async fn undeclared_capabilities_are_method_not_found() {
     let project = Fixture::new();
-    let config = project.config(
-        "[[plugin]]\nname = \"fs\"\npath = \"builtin:fs\"\nmounts = [{ host = \".\", mode = \"ro\" }]\n",
-    );
+    let probe = project.probe();
+    let config = project.config(&format!(
+        "[[plugin]]\nname = \"probe\"\npath = \"{probe}\"\n"
+    ));
     let mut server = RawServer::spawn(&config, &[]);
     let init = server.initialize().await;
     assert!(init["capabilities"].get("prompts").is_none(), "{init}");
@@ -276,7 +277,7 @@ async fn undeclared_capabilities_are_method_not_found() {
         (
             "resources/subscribe",
             json!({"uri": "file:///x"}),
-            "resources",
+            "resource subscriptions",
         ),
         (
             "completion/complete",

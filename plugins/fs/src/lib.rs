@@ -11,9 +11,12 @@
 //! until a writer comes, inside the host, where the call's time limit cannot
 //! interrupt it; a socket or a device is no file to read or replace either.
 //!
+//! It also offers every file under its mounts as a resource (see
+//! [`resources`]).
+//!
 //! Configuration (`[plugin.config]` in `plugins.toml`):
-//! - `max_file_bytes`: the largest file `read_file` reads whole and
-//!   `edit_file` edits (default 10 MiB).
+//! - `max_file_bytes`: the largest file `read_file` reads whole, a resource
+//!   read returns and `edit_file` edits (default 10 MiB).
 //! - `max_diff_bytes`: the longest diff `edit_file` returns (default 64 KiB).
 
 use std::fs::{self, File};
@@ -25,6 +28,7 @@ use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Category, Error, Output, Tool, host};
 
+mod resources;
 mod write;
 
 const DEFAULT_MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
@@ -78,7 +82,11 @@ fn tools() -> Vec<Tool> {
     tools
 }
 
-toolcell_sdk::export_plugin!(tools);
+toolcell_sdk::export_plugin! {
+    tools: tools,
+    resources: resources::resources,
+    templates: resources::templates,
+}
 
 /// Arguments of `read_file`.
 #[derive(Deserialize, JsonSchema)]
