@@ -91,12 +91,13 @@ async fn new_build_call(lang: &str) {
 
     let inspected = toolcell(&["inspect", &component.display().to_string()]).await;
     assert_eq!(inspected.code(), 0, "{inspected:?}");
-    for needed in [
-        "toolcell:plugin@0.1.0",
-        "hello",
-        "read-only",
-        "Toolcell can load it",
-    ] {
+    // The Rust SDK targets contract 0.2.0; the Python and JavaScript SDKs 0.1.0.
+    let contract = if lang == "rust" {
+        "toolcell:plugin@0.2.0"
+    } else {
+        "toolcell:plugin@0.1.0"
+    };
+    for needed in [contract, "hello", "read-only", "Toolcell can load it"] {
         assert!(
             inspected.stdout.contains(needed),
             "inspect does not say {needed:?}:\n{}",
@@ -198,7 +199,7 @@ async fn inspect_lists_a_plugins_tools_and_capabilities() {
     let out = cli(&["inspect", &probe.display().to_string()]).await;
     assert_eq!(out.code(), 0, "{out:?}");
     for needed in [
-        "contract toolcell:plugin@0.1.0",
+        "contract toolcell:plugin@0.2.0",
         "files: granted with `mounts`",
         "environment variables: granted with `env`",
         "Toolcell can load it",

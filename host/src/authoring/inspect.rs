@@ -21,7 +21,7 @@ use crate::toolbox::Toolbox;
 /// The contract package, without a version.
 const CONTRACT: &str = "toolcell:plugin";
 /// The contract versions this host loads.
-pub const SUPPORTED: &[&str] = &["0.1.0"];
+pub const SUPPORTED: &[&str] = &["0.1.0", "0.2.0"];
 
 /// The names a component imports and exports at its top level.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -77,13 +77,20 @@ pub fn read_interfaces(bytes: &[u8]) -> Result<Kind> {
     Ok(Kind::Component(interfaces))
 }
 
-/// The contract version a component targets: the version of the
-/// `toolcell:plugin/tools` interface it exports.
+/// The contract version a component targets: the newest version among the
+/// contract's interfaces it exports, if it exports `toolcell:plugin/tools`
+/// (every version's plugins do; 0.2.0 adds `resources`, `prompts` and
+/// `completions` beside 0.1.0's `tools`).
 pub fn contract_version(interfaces: &Interfaces) -> Option<&str> {
-    interfaces.exports.iter().find_map(|name| {
-        let (interface, version) = name.split_once('@')?;
-        (interface == format!("{CONTRACT}/tools")).then_some(version)
-    })
+    let versions = || {
+        interfaces.exports.iter().filter_map(|name| {
+            let (interface, version) = name.split_once('@')?;
+            let rest = interface.strip_prefix(CONTRACT)?.strip_prefix('/')?;
+            Some((rest, version))
+        })
+    };
+    versions().find(|(rest, _)| *rest == "tools")?;
+    versions().map(|(_, version)| version).max()
 }
 
 /// A capability a component's imports ask for, and the `plugins.toml` key
@@ -171,7 +178,7 @@ pub fn inspect(file: &Path, cache_dir: Option<std::path::PathBuf>) -> Result<(St
             "{}: a component ({size}) that does not target the Toolcell contract: it exports \
              {exports}, and a plugin exports `{CONTRACT}/tools@{}`.",
             file.display(),
-            SUPPORTED[SUPPORTED.len() - 1]
+            SUPPORTED[0]
         )?;
         if interfaces
             .exports
@@ -376,5 +383,13 @@ mod tests {
             exports: vec!["wasi:cli/run@0.2.0".into()],
         };
         assert_eq!(contract_version(&none), None);
+        let newer = Interfaces {
+            imports: vec![],
+            exports: vec![
+                "toolcell:plugin/tools@0.1.0".into(),
+                "toolcell:plugin/resources@0.2.0".into(),
+            ],
+        };
+        assert_eq!(contract_version(&newer), Some("0.2.0"));
     }
 }
