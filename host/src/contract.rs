@@ -18,9 +18,10 @@ wasmtime::component::bindgen!({
         "wasi": wasmtime_wasi::p2::bindings,
     },
     imports: {
-        "toolcell:plugin/client.elicit": async,
-        "toolcell:plugin/client.sample": async,
-        "toolcell:plugin/client.list-roots": async,
+        "toolcell:plugin/client.elicit": async | trappable,
+        "toolcell:plugin/client.sample": async | trappable,
+        "toolcell:plugin/client.list-roots": async | trappable,
+        "toolcell:plugin/client.ask": async | trappable,
     },
     exports: { default: async },
     require_store_data_send: true,

@@ -16,6 +16,7 @@ use toolcell::builtin;
 use toolcell::config::{self, Config, MountArg};
 use toolcell::engine::{self, Engine};
 use toolcell::plugin::CallContext;
+use toolcell::relay::StateKey;
 use toolcell::server::{MountPolicy, Server};
 use toolcell::toolbox::{self, Offered, Toolbox};
 
@@ -372,7 +373,8 @@ async fn serve(args: &ServeArgs) -> Result<ExitCode> {
     // The server starts before the plugins are loaded, so that a client's
     // `initialize` is answered at once even when a cold compile cache makes
     // loading slow; `tools/list` and calls wait for the tools.
-    let (server, loading) = Server::loading(config.max_concurrent_calls, policy);
+    let state_key = StateKey::from_env()?;
+    let (server, loading) = Server::loading(config.max_concurrent_calls, policy, state_key);
     let mut serving = match args.http {
         Some(addr) => {
             let options = toolcell::http::HttpOptions {
@@ -561,7 +563,12 @@ async fn call(args: CallArgs) -> Result<ExitCode> {
             ),
         }
     }
-    let server = Server::new(toolbox, config.max_concurrent_calls, policy);
+    let server = Server::new(
+        toolbox,
+        config.max_concurrent_calls,
+        policy,
+        StateKey::from_env()?,
+    );
     let result = server
         .call(&args.tool, Some(arguments), CallContext::default())
         .await

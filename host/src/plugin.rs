@@ -55,22 +55,31 @@ pub trait CallObserver: Send + Sync {
 }
 
 /// Asks the MCP client on a run's behalf: contract 0.2.0's `client`
-/// interface. The server implements it for each request.
+/// interface. The server implements it for each request: by asking a
+/// 2025-11-25 session's client, or from the answers a 2026-07-28 request
+/// carries.
 #[async_trait::async_trait]
 pub trait ClientAsk: Send + Sync {
-    /// Asks the user for structured input: `schema` is a JSON Schema (text).
-    async fn elicit(
+    /// What the client declared it can answer.
+    fn capabilities(&self) -> client::ClientCapabilities;
+    /// Answers `questions` (keys and questions), in order; or stops the run
+    /// ([`Interruption`]) when the answers must come from a retry.
+    async fn ask(
         &self,
-        message: String,
-        schema: String,
-    ) -> Result<client::ElicitAnswer, client::ClientError>;
-    /// Asks the client's model for a message.
-    async fn sample(
-        &self,
-        request: client::SamplingRequest,
-    ) -> Result<client::SamplingResult, client::ClientError>;
-    /// The client's roots.
-    async fn list_roots(&self) -> Result<Vec<client::Root>, client::ClientError>;
+        questions: Vec<(String, client::Question)>,
+    ) -> Result<Result<Vec<client::Reply>, client::ClientError>, Interruption>;
+}
+
+/// Why a run stopped to wait for the client.
+#[derive(Debug, thiserror::Error)]
+pub enum Interruption {
+    /// It asked questions (2026-07-28) its request carries no answers to:
+    /// the client is to answer them and send the request again.
+    #[error("the run needs {} answer(s) from the client", .0.len())]
+    Input(rmcp::model::InputRequests),
+    /// It asked for something the client did not declare (2026-07-28).
+    #[error("the client did not declare the `{0}` capability this needs")]
+    MissingCapability(&'static str),
 }
 
 /// What a call gets besides its arguments.
@@ -112,6 +121,14 @@ impl CallContext {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CallError {
+    /// The run stopped to wait for the client (2026-07-28).
+    #[error("`{tool}` stopped: {interruption}")]
+    Interrupted {
+        /// The tool.
+        tool: String,
+        /// Why.
+        interruption: Interruption,
+    },
     /// The call ran past its deadline.
     #[error("`{tool}` timed out after {ms} ms and was stopped")]
     Timeout {
@@ -644,6 +661,8 @@ impl Plugin {
             config: self.config.clone(),
             cx: cx.clone(),
             last_progress: None,
+            questions: 0,
+            asked: std::collections::HashSet::new(),
         };
         let mut store = Store::new(self.engine.wasmtime(), state);
         store.limiter(|state| &mut state.limiter);
@@ -672,6 +691,10 @@ impl Plugin {
     ) -> CallError {
         let tool = scope.name.to_string();
         let limits = scope.limits;
+        let error = match error.downcast::<Interruption>() {
+            Ok(interruption) => return CallError::Interrupted { tool, interruption },
+            Err(error) => error,
+        };
         if store.data().limiter.hit {
             return CallError::OutOfMemory {
                 tool,
@@ -798,6 +821,10 @@ pub struct CallState {
     config: Arc<BTreeMap<String, String>>,
     cx: CallContext,
     last_progress: Option<f64>,
+    /// How many questions `elicit`, `sample` and `list-roots` have asked.
+    questions: u32,
+    /// The keys asked so far in this run.
+    asked: std::collections::HashSet<String>,
 }
 
 impl WasiView for CallState {
@@ -865,42 +892,103 @@ impl contract::host::Host for CallState {
 impl wit_types::Host for CallState {}
 impl v2::Host for CallState {}
 
-/// Asking the client goes through the call's [`ClientAsk`]; a call without
-/// one (a `toolcell call`, a listing) answers `unsupported`.
+/// Asking the client goes through the run's [`ClientAsk`]; a run without
+/// one (a `toolcell call`, a listing) answers `unsupported`. An
+/// [`Interruption`] traps the guest: the run is over, and the caller turns
+/// it into what the client is sent.
 impl client::Host for CallState {
     async fn elicit(
         &mut self,
         message: String,
         schema: String,
-    ) -> Result<client::ElicitAnswer, client::ClientError> {
-        match self.cx.client.clone() {
-            Some(client) => client.elicit(message, schema).await,
-            None => Err(no_client("elicitation")),
-        }
+    ) -> wasmtime::Result<Result<client::ElicitAnswer, client::ClientError>> {
+        let key = self.next_key("elicit");
+        let reply = self.ask_one(key, client::Question::Elicit((message, schema)));
+        Ok(reply.await?.and_then(|reply| match reply {
+            client::Reply::Elicit(answer) => Ok(answer),
+            _ => Err(mismatched()),
+        }))
     }
 
     async fn sample(
         &mut self,
         request: client::SamplingRequest,
-    ) -> Result<client::SamplingResult, client::ClientError> {
-        match self.cx.client.clone() {
-            Some(client) => client.sample(request).await,
-            None => Err(no_client("sampling")),
+    ) -> wasmtime::Result<Result<client::SamplingResult, client::ClientError>> {
+        let key = self.next_key("sample");
+        let reply = self.ask_one(key, client::Question::Sample(request));
+        Ok(reply.await?.and_then(|reply| match reply {
+            client::Reply::Sample(result) => Ok(result),
+            _ => Err(mismatched()),
+        }))
+    }
+
+    async fn list_roots(
+        &mut self,
+    ) -> wasmtime::Result<Result<Vec<client::Root>, client::ClientError>> {
+        let key = self.next_key("list-roots");
+        let reply = self.ask_one(key, client::Question::ListRoots);
+        Ok(reply.await?.and_then(|reply| match reply {
+            client::Reply::ListRoots(roots) => Ok(roots),
+            _ => Err(mismatched()),
+        }))
+    }
+
+    fn capabilities(&mut self) -> client::ClientCapabilities {
+        match &self.cx.client {
+            Some(client) => client.capabilities(),
+            None => client::ClientCapabilities {
+                elicitation: false,
+                sampling: false,
+                roots: false,
+            },
         }
     }
 
-    async fn list_roots(&mut self) -> Result<Vec<client::Root>, client::ClientError> {
-        match self.cx.client.clone() {
-            Some(client) => client.list_roots().await,
-            None => Err(no_client("roots")),
+    async fn ask(
+        &mut self,
+        questions: Vec<(String, client::Question)>,
+    ) -> wasmtime::Result<Result<Vec<client::Reply>, client::ClientError>> {
+        let mut seen = std::collections::HashSet::new();
+        if let Some((key, _)) = questions.iter().find(|(key, _)| !seen.insert(key.clone())) {
+            return Ok(Err(client::ClientError::Failed(format!(
+                "the key `{key}` is asked twice; keys must be unique within a run"
+            ))));
         }
+        if let Some((key, _)) = questions.iter().find(|(key, _)| self.asked.contains(key)) {
+            return Ok(Err(client::ClientError::Failed(format!(
+                "the key `{key}` was already asked in this run; keys must be unique within a run"
+            ))));
+        }
+        self.asked
+            .extend(questions.iter().map(|(key, _)| key.clone()));
+        let Some(client) = self.cx.client.clone() else {
+            return Ok(Err(client::ClientError::Unsupported(
+                "there is no MCP client to ask in this run".to_string(),
+            )));
+        };
+        Ok(client.ask(questions).await?)
     }
 }
 
-fn no_client(what: &str) -> client::ClientError {
-    client::ClientError::Unsupported(format!(
-        "there is no MCP client to ask for {what} in this run"
-    ))
+impl CallState {
+    /// The key of the `n`th question a convenience function asks: `elicit-1`, ...
+    fn next_key(&mut self, what: &str) -> String {
+        self.questions += 1;
+        format!("{what}-{}", self.questions)
+    }
+
+    async fn ask_one(
+        &mut self,
+        key: String,
+        question: client::Question,
+    ) -> wasmtime::Result<Result<client::Reply, client::ClientError>> {
+        let replies = client::Host::ask(self, vec![(key, question)]).await?;
+        Ok(replies.and_then(|mut replies| replies.pop().ok_or_else(mismatched)))
+    }
+}
+
+fn mismatched() -> client::ClientError {
+    client::ClientError::Failed("the client's answer does not match the question".to_string())
 }
 
 /// Caps linear memory; remembers whether the cap was hit so a resulting trap

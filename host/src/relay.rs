@@ -1,70 +1,112 @@
 //! A plugin's questions to the MCP client (contract 0.2.0's `client`
-//! interface: elicitation, sampling, roots), relayed as server-to-client
-//! requests of a 2025-11-25 session.
+//! interface: elicitation, sampling, roots), on each protocol revision.
 //!
-//! A client that did not declare the capability, and a 2026-07-28 request
-//! (which forbids server-to-client requests and asks through
-//! `input_required` results instead, which Toolcell does not implement yet),
-//! get `unsupported` back: an error value the plugin can handle, never a
-//! trap. A request to the client ends with the call's deadline, like the
-//! rest of the call.
+//! - [`PeerClient`], for a 2025-11-25 session: each question becomes a
+//!   server-to-client request, answered within the call's time limit. A
+//!   client that did not declare the capability gets none: the plugin gets
+//!   `unsupported`.
+//! - [`StatelessClient`], for a 2026-07-28 request, which forbids
+//!   server-to-client requests: it answers from the request's
+//!   `inputResponses` and its `requestState` (the answers of earlier
+//!   rounds). A question it has no answer to stops the run, and the client
+//!   is sent an `input_required` result with the questions and a new
+//!   `requestState`, sealed with HMAC-SHA256 ([`StateKey`]) and bound to the
+//!   request, so that a tampered or transplanted state is refused. The retry
+//!   runs the plugin again, in a fresh instance, with every answer so far. A
+//!   question the client did not declare the capability for ends the request
+//!   with -32021, as that revision prescribes.
 
 // Sampling and roots are deprecated by the 2026-07-28 revision, which rmcp
 // marks; they are part of 2025-11-25, which this relays.
 #![allow(deprecated)]
 
+use std::collections::BTreeMap;
+
 use base64::Engine as _;
 use rmcp::model::{
-    ClientCapabilities, CreateMessageRequestParams, ElicitRequestParams, ElicitationAction,
-    ProtocolVersion,
+    ClientCapabilities, CreateMessageRequestParams, ElicitRequestParams, ErrorCode, InputRequest,
+    InputRequests, InputRequiredResult, InputResponses, RequestStateCodec, SealOptions,
 };
 use rmcp::service::RequestContext;
-use rmcp::{Peer, RoleServer};
+use rmcp::{ErrorData, Peer, RoleServer};
 use serde_json::{Value, json};
 
 use crate::contract::{client, v1, v2};
 use crate::features::content_block;
-use crate::plugin::ClientAsk;
+use crate::plugin::{ClientAsk, Interruption};
 
-/// The client of one request.
+/// The capability a question needs, by its MCP name.
+fn needs(question: &client::Question) -> &'static str {
+    match question {
+        client::Question::Elicit(_) => "elicitation",
+        client::Question::Sample(_) => "sampling",
+        client::Question::ListRoots => "roots",
+    }
+}
+
+fn declared(capabilities: &client::ClientCapabilities, question: &client::Question) -> bool {
+    match question {
+        client::Question::Elicit(_) => capabilities.elicitation,
+        client::Question::Sample(_) => capabilities.sampling,
+        client::Question::ListRoots => capabilities.roots,
+    }
+}
+
+/// What the contract says of a client's declared capabilities.
+fn capabilities_of(declared: Option<&ClientCapabilities>) -> client::ClientCapabilities {
+    client::ClientCapabilities {
+        elicitation: declared.is_some_and(|c| c.elicitation.is_some()),
+        sampling: declared.is_some_and(|c| c.sampling.is_some()),
+        roots: declared.is_some_and(|c| c.roots.is_some()),
+    }
+}
+
+/// The client of a 2025-11-25 session.
 pub struct PeerClient {
     peer: Peer<RoleServer>,
-    capabilities: Option<ClientCapabilities>,
-    /// Why requests cannot be relayed at all, if they cannot.
-    refused: Option<String>,
+    capabilities: client::ClientCapabilities,
 }
 
 impl PeerClient {
     /// The client that sent the request of `cx`.
     pub fn of(cx: &RequestContext<RoleServer>) -> PeerClient {
-        let stateless = cx
-            .protocol_version()
-            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
         PeerClient {
             peer: cx.peer.clone(),
-            capabilities: cx.client_capabilities(),
-            refused: stateless.then(|| {
-                "this request uses MCP 2026-07-28, which asks the client through \
-                 `input_required` results; Toolcell does not relay those yet"
-                    .to_string()
-            }),
+            capabilities: capabilities_of(cx.client_capabilities().as_ref()),
         }
     }
 
-    /// Whether requests for `what` may be sent: the revision allows them
-    /// and the client declared `declared`.
-    fn check(&self, what: &str, declared: bool) -> Result<(), client::ClientError> {
-        if let Some(reason) = &self.refused {
-            return Err(client::ClientError::Unsupported(format!(
-                "{what}: {reason}"
-            )));
-        }
-        if !declared {
+    async fn ask_one(
+        &self,
+        question: client::Question,
+    ) -> Result<client::Reply, client::ClientError> {
+        let what = needs(&question);
+        if !declared(&self.capabilities, &question) {
             return Err(client::ClientError::Unsupported(format!(
                 "the client does not offer {what} (it did not declare the capability)"
             )));
         }
-        Ok(())
+        let request = request_params(&question).map_err(|e| failed(what, e))?;
+        let answer = match question {
+            client::Question::Elicit(_) => {
+                let params: ElicitRequestParams =
+                    serde_json::from_value(request).map_err(|e| failed(what, e))?;
+                let answer = self.peer.create_elicitation(params).await;
+                serde_json::to_value(answer.map_err(|e| failed(what, e))?)
+            }
+            client::Question::Sample(_) => {
+                let params: CreateMessageRequestParams =
+                    serde_json::from_value(request).map_err(|e| failed(what, e))?;
+                let answer = self.peer.create_message(params).await;
+                serde_json::to_value(answer.map_err(|e| failed(what, e))?)
+            }
+            client::Question::ListRoots => {
+                let answer = self.peer.list_roots().await;
+                serde_json::to_value(answer.map_err(|e| failed(what, e))?)
+            }
+        };
+        let answer = answer.map_err(|e| failed(what, e))?;
+        reply(what, &answer).map_err(|e| failed(what, e))
     }
 }
 
@@ -74,82 +116,219 @@ fn failed(what: &str, error: impl std::fmt::Display) -> client::ClientError {
 
 #[async_trait::async_trait]
 impl ClientAsk for PeerClient {
-    async fn elicit(
+    fn capabilities(&self) -> client::ClientCapabilities {
+        self.capabilities
+    }
+
+    async fn ask(
         &self,
-        message: String,
-        schema: String,
-    ) -> Result<client::ElicitAnswer, client::ClientError> {
-        let declared = self
-            .capabilities
-            .as_ref()
-            .is_some_and(|c| c.elicitation.is_some());
-        self.check("elicitation", declared)?;
-        let schema: Value = serde_json::from_str(&schema)
-            .map_err(|e| failed("elicitation", format!("the schema is not JSON: {e}")))?;
-        let params: ElicitRequestParams = serde_json::from_value(
-            json!({"mode": "form", "message": message, "requestedSchema": schema}),
-        )
-        .map_err(|e| {
-            failed(
-                "elicitation",
-                format!("the schema is not one MCP elicitation allows: {e}"),
-            )
-        })?;
-        let answer = self
-            .peer
-            .create_elicitation(params)
-            .await
-            .map_err(|e| failed("elicitation", e))?;
-        Ok(match answer.action {
-            ElicitationAction::Accept => client::ElicitAnswer::Accept(
-                answer
-                    .content
-                    .unwrap_or_else(|| Value::Object(Default::default()))
-                    .to_string(),
-            ),
-            ElicitationAction::Decline => client::ElicitAnswer::Decline,
-            _ => client::ElicitAnswer::Cancel,
+        questions: Vec<(String, client::Question)>,
+    ) -> Result<Result<Vec<client::Reply>, client::ClientError>, Interruption> {
+        let mut replies = Vec::with_capacity(questions.len());
+        for (_, question) in questions {
+            match self.ask_one(question).await {
+                Ok(reply) => replies.push(reply),
+                Err(error) => return Ok(Err(error)),
+            }
+        }
+        Ok(Ok(replies))
+    }
+}
+
+/// The key that seals `requestState`: from `TOOLCELL_STATE_KEY` (at least
+/// 32 bytes, so that every replica of a server accepts the others' states),
+/// else random for this process.
+pub struct StateKey(RequestStateCodec);
+
+impl StateKey {
+    /// The key `TOOLCELL_STATE_KEY` names, or a random one.
+    pub fn from_env() -> anyhow::Result<StateKey> {
+        let key = match std::env::var("TOOLCELL_STATE_KEY") {
+            Ok(key) if key.len() >= 32 => key.into_bytes(),
+            Ok(_) => anyhow::bail!("TOOLCELL_STATE_KEY must be at least 32 bytes long"),
+            Err(_) => {
+                let mut key = vec![0u8; 32];
+                getrandom::fill(&mut key)
+                    .map_err(|e| anyhow::anyhow!("cannot make a random state key: {e}"))?;
+                key
+            }
+        };
+        let codec = RequestStateCodec::try_new(key)
+            .map_err(|e| anyhow::anyhow!("cannot use the state key: {e}"))?;
+        Ok(StateKey(codec))
+    }
+}
+
+/// The client of a 2026-07-28 request: the answers it carries.
+pub struct StatelessClient {
+    capabilities: client::ClientCapabilities,
+    answers: InputResponses,
+}
+
+/// What a 2026-07-28 request's `requestState` is bound to: its method, the
+/// name or URI it is for, and its arguments.
+pub fn binding(method: &str, name: &str, arguments: &Value) -> Vec<u8> {
+    format!("{method}\n{name}\n{arguments}").into_bytes()
+}
+
+impl StatelessClient {
+    /// The client of the request of `cx`, with its `requestState` (checked
+    /// against `binding`) and `inputResponses`; -32602 for a state that
+    /// fails its check.
+    pub fn of(
+        cx: &RequestContext<RoleServer>,
+        key: &StateKey,
+        binding: &[u8],
+        state: Option<&str>,
+        responses: Option<InputResponses>,
+    ) -> Result<StatelessClient, ErrorData> {
+        let mut answers: InputResponses = match state {
+            Some(state) => key.0.open_json_with(state, binding).map_err(|e| {
+                ErrorData::invalid_params(
+                    format!("requestState failed its integrity check ({e}); start the request again without it"),
+                    None,
+                )
+            })?,
+            None => BTreeMap::new(),
+        };
+        answers.extend(responses.unwrap_or_default());
+        Ok(StatelessClient {
+            capabilities: capabilities_of(cx.client_capabilities().as_ref()),
+            answers,
         })
     }
 
-    async fn sample(
+    /// What a run that stopped for `interruption` answers: an
+    /// `input_required` result with every answer so far sealed into its
+    /// state, or -32021 naming the capability.
+    pub fn answer(
         &self,
-        request: client::SamplingRequest,
-    ) -> Result<client::SamplingResult, client::ClientError> {
-        let declared = self
-            .capabilities
-            .as_ref()
-            .is_some_and(|c| c.sampling.is_some());
-        self.check("sampling", declared)?;
-        let params = sampling_params(request).map_err(|e| failed("sampling", e))?;
-        let answer = self
-            .peer
-            .create_message(params)
-            .await
-            .map_err(|e| failed("sampling", e))?;
-        let answer = serde_json::to_value(answer).map_err(|e| failed("sampling", e))?;
-        sampling_result(&answer).map_err(|e| failed("sampling", e))
+        key: &StateKey,
+        binding: &[u8],
+        interruption: Interruption,
+    ) -> Result<InputRequiredResult, ErrorData> {
+        match interruption {
+            Interruption::Input(requests) => {
+                let state = key
+                    .0
+                    .seal_json_with(&self.answers, &SealOptions::new().associated_data(binding))
+                    .map_err(|e| {
+                        ErrorData::internal_error(format!("cannot seal the state: {e}"), None)
+                    })?;
+                Ok(InputRequiredResult::new(Some(requests), Some(state)))
+            }
+            Interruption::MissingCapability(capability) => Err(ErrorData::new(
+                ErrorCode(-32021),
+                format!(
+                    "this request needs the client's `{capability}` capability, which it did not \
+                     declare"
+                ),
+                Some(json!({"requiredCapabilities": {capability: {}}})),
+            )),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl ClientAsk for StatelessClient {
+    fn capabilities(&self) -> client::ClientCapabilities {
+        self.capabilities
     }
 
-    async fn list_roots(&self) -> Result<Vec<client::Root>, client::ClientError> {
-        let declared = self
-            .capabilities
-            .as_ref()
-            .is_some_and(|c| c.roots.is_some());
-        self.check("roots", declared)?;
-        let listed = self
-            .peer
-            .list_roots()
-            .await
-            .map_err(|e| failed("roots/list", e))?;
-        Ok(listed
-            .roots
-            .into_iter()
-            .map(|root| client::Root {
-                uri: root.uri,
-                name: root.name,
-            })
-            .collect())
+    async fn ask(
+        &self,
+        questions: Vec<(String, client::Question)>,
+    ) -> Result<Result<Vec<client::Reply>, client::ClientError>, Interruption> {
+        let mut replies = Vec::with_capacity(questions.len());
+        let mut missing = InputRequests::new();
+        for (key, question) in questions {
+            let what = needs(&question);
+            if !declared(&self.capabilities, &question) {
+                return Err(Interruption::MissingCapability(what));
+            }
+            // An answer that does not decode is asked again.
+            if let Some(reply) = self.answers.get(&key).and_then(|a| reply(what, a).ok()) {
+                replies.push(reply);
+                continue;
+            }
+            let params = match request_params(&question) {
+                Ok(params) => params,
+                Err(error) => return Ok(Err(failed(what, error))),
+            };
+            let method = match question {
+                client::Question::Elicit(_) => "elicitation/create",
+                client::Question::Sample(_) => "sampling/createMessage",
+                client::Question::ListRoots => "roots/list",
+            };
+            let request: InputRequest =
+                match serde_json::from_value(json!({"method": method, "params": params})) {
+                    Ok(request) => request,
+                    Err(error) => return Ok(Err(failed(what, error))),
+                };
+            missing.insert(key, request);
+        }
+        if !missing.is_empty() {
+            return Err(Interruption::Input(missing));
+        }
+        Ok(Ok(replies))
+    }
+}
+
+/// The MCP parameters of a question.
+fn request_params(question: &client::Question) -> Result<Value, String> {
+    Ok(match question {
+        client::Question::Elicit((message, schema)) => {
+            let schema: Value =
+                serde_json::from_str(schema).map_err(|e| format!("the schema is not JSON: {e}"))?;
+            let params = json!({"mode": "form", "message": message, "requestedSchema": schema});
+            // Checked as rmcp checks it, so a schema MCP does not allow is
+            // the plugin's error, not the client's.
+            serde_json::from_value::<ElicitRequestParams>(params.clone())
+                .map_err(|e| format!("the schema is not one MCP elicitation allows: {e}"))?;
+            params
+        }
+        client::Question::Sample(request) => {
+            serde_json::to_value(sampling_params(request.clone())?).map_err(|e| e.to_string())?
+        }
+        client::Question::ListRoots => json!({}),
+    })
+}
+
+/// A plugin's view of the client's answer to a question about `what`.
+fn reply(what: &str, answer: &Value) -> Result<client::Reply, String> {
+    match what {
+        "elicitation" => {
+            let action = answer["action"].as_str();
+            Ok(client::Reply::Elicit(match action {
+                Some("accept") => client::ElicitAnswer::Accept(
+                    answer
+                        .get("content")
+                        .cloned()
+                        .unwrap_or_else(|| json!({}))
+                        .to_string(),
+                ),
+                Some("decline") => client::ElicitAnswer::Decline,
+                Some("cancel") => client::ElicitAnswer::Cancel,
+                other => return Err(format!("the answer's action is {other:?}")),
+            }))
+        }
+        "sampling" => sampling_result(answer).map(client::Reply::Sample),
+        _ => {
+            let roots = answer["roots"]
+                .as_array()
+                .ok_or("the answer has no `roots` list")?;
+            Ok(client::Reply::ListRoots(
+                roots
+                    .iter()
+                    .filter_map(|root| {
+                        Some(client::Root {
+                            uri: root["uri"].as_str()?.to_string(),
+                            name: root["name"].as_str().map(str::to_string),
+                        })
+                    })
+                    .collect(),
+            ))
+        }
     }
 }
 

@@ -30,13 +30,13 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, CustomRequest, CustomResult, DiscoverResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    LoggingLevel, LoggingMessageNotificationParam, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, Prompt, PromptsCapability, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, Reference, Resource, ResourcesCapability,
-    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, Tool,
-    UnsubscribeRequestParams,
+    GetPromptResponse, Implementation, InitializeRequestParams, InitializeResult,
+    InputRequiredResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, LoggingLevel, LoggingMessageNotificationParam,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, Prompt, PromptsCapability,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, Reference, Resource,
+    ResourcesCapability, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
@@ -48,8 +48,10 @@ use tokio_util::sync::CancellationToken;
 use crate::config::Mount;
 use crate::contract::v2;
 use crate::features::Failure;
-use crate::plugin::{CallContext, CallError, CallObserver, LogLevel, Plugin};
-use crate::relay::PeerClient;
+use crate::plugin::{
+    CallContext, CallError, CallObserver, ClientAsk, Interruption, LogLevel, Plugin,
+};
+use crate::relay::{self, PeerClient, StateKey, StatelessClient};
 use crate::toolbox::Toolbox;
 
 /// Where a session's calls get their directories when the configuration
@@ -85,6 +87,8 @@ pub struct Server {
     policy: Arc<MountPolicy>,
     /// This session's view of the client's roots.
     roots: Arc<watch::Sender<Roots>>,
+    /// Seals the `requestState` of 2026-07-28 `input_required` results.
+    state_key: Arc<StateKey>,
 }
 
 /// What the server knows of a session's client roots.
@@ -107,24 +111,35 @@ const ROOTS_WAIT: Duration = Duration::from_secs(5);
 
 impl Server {
     /// A server for `toolbox` that runs at most `max_concurrent_calls` calls at once.
-    pub fn new(toolbox: Arc<Toolbox>, max_concurrent_calls: usize, policy: MountPolicy) -> Server {
+    pub fn new(
+        toolbox: Arc<Toolbox>,
+        max_concurrent_calls: usize,
+        policy: MountPolicy,
+        state_key: StateKey,
+    ) -> Server {
         let (_, toolbox) = watch::channel(Some(toolbox));
-        Server::with(toolbox, max_concurrent_calls, policy)
+        Server::with(toolbox, max_concurrent_calls, policy, state_key)
     }
 
     /// A server whose tools are still loading: it answers `initialize` at
     /// once (over stdio and HTTP alike), and requests that need the tools
     /// wait until [`Loading::ready`] is called. If the [`Loading`] is
     /// dropped instead, they fail.
-    pub fn loading(max_concurrent_calls: usize, policy: MountPolicy) -> (Server, Loading) {
+    pub fn loading(
+        max_concurrent_calls: usize,
+        policy: MountPolicy,
+        state_key: StateKey,
+    ) -> (Server, Loading) {
         let (tx, rx) = watch::channel(None);
-        (Server::with(rx, max_concurrent_calls, policy), Loading(tx))
+        let server = Server::with(rx, max_concurrent_calls, policy, state_key);
+        (server, Loading(tx))
     }
 
     fn with(
         toolbox: watch::Receiver<Option<Arc<Toolbox>>>,
         max_concurrent_calls: usize,
         policy: MountPolicy,
+        state_key: StateKey,
     ) -> Server {
         let slots = max_concurrent_calls.max(1);
         Server {
@@ -136,6 +151,7 @@ impl Server {
             log_level: Arc::new(AtomicU8::new(0)),
             policy: Arc::new(policy),
             roots: Arc::new(watch::Sender::new(Roots::Known(None))),
+            state_key: Arc::new(state_key),
         }
     }
 
@@ -193,14 +209,28 @@ impl Server {
     }
 
     /// Runs one call: validation, a slot, the sandbox, the result. Used by
-    /// `tools/call` and by `toolcell call`. The call's deadline starts now,
-    /// so time spent waiting for a slot counts against its `timeout_ms`.
+    /// `toolcell call`; `tools/call` goes through [`Server::run_call`]. The
+    /// call's deadline starts now, so time spent waiting for a slot counts
+    /// against its `timeout_ms`.
     pub async fn call(
         &self,
         name: &str,
         arguments: Option<serde_json::Map<String, Value>>,
-        mut cx: CallContext,
+        cx: CallContext,
     ) -> Result<CallToolResult, ErrorData> {
+        Ok(match self.run_call(name, arguments, cx).await? {
+            Ok(result) => result,
+            Err(interruption) => error_result(format!("`{name}` stopped: {interruption}")),
+        })
+    }
+
+    /// [`Server::call`], or why the run stopped to wait for the client.
+    async fn run_call(
+        &self,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+        mut cx: CallContext,
+    ) -> Result<Result<CallToolResult, Interruption>, ErrorData> {
         let accepted = Instant::now();
         let toolbox = self.toolbox().await?;
         let Some(route) = toolbox.get(name).cloned() else {
@@ -213,18 +243,18 @@ impl Server {
             return Err(ErrorData::invalid_params(message, None));
         };
         if self.stopping.is_cancelled() {
-            return Ok(error_result("the server is shutting down".to_string()));
+            return Ok(Ok(error_result("the server is shutting down".to_string())));
         }
         let mut arguments = Value::Object(arguments.unwrap_or_default());
         if let Err(message) = route.spec.validate(&mut arguments) {
             tracing::debug!(tool = name, "refused a call: {message}");
-            return Ok(error_result(message));
+            return Ok(Ok(error_result(message)));
         }
         if self.policy.client_roots {
             cx.mounts = self.client_roots().await;
             let mounts = cx.mounts.as_deref().unwrap_or(&route.spec.mounts);
             if mounts.is_empty() {
-                return Ok(error_result(self.no_folder(name)));
+                return Ok(Ok(error_result(self.no_folder(name))));
             }
         }
         let text = arguments.to_string();
@@ -234,10 +264,11 @@ impl Server {
         let timeout_ms = route.spec.limits.timeout_ms;
         Ok(
             match self.in_slot(name, timeout_ms, accepted, cx, work).await {
-                Ok(result) => result,
+                Ok(result) => Ok(result),
+                Err(CallError::Interrupted { interruption, .. }) => Err(interruption),
                 Err(error) => {
                     tracing::debug!(tool = name, "call failed: {error}");
-                    error_result(error.to_string())
+                    Ok(error_result(error.to_string()))
                 }
             },
         )
@@ -309,17 +340,18 @@ impl Server {
     }
 
     /// Runs `work` for a resource listing or read, a prompt or a
-    /// completion on `plugin`: in a call slot, with the plugin's limits and
-    /// (for the embedded default) the client's roots as its mounts. A run
-    /// that fails (a trap, the time limit) is a JSON-RPC internal error
-    /// saying so: these requests have no `isError` result.
+    /// completion on `plugin`: in a call slot, with the plugin's limits,
+    /// `client` to ask, and (for the embedded default) the client's roots as
+    /// its mounts. A run that fails (a trap, the time limit) is a JSON-RPC
+    /// internal error saying so: these requests have no `isError` result.
     async fn feature<R, F>(
         &self,
         plugin: &Arc<Plugin>,
         what: &str,
         ct: CancellationToken,
+        client: Option<Arc<dyn ClientAsk>>,
         work: impl FnOnce(Arc<Plugin>, CallContext) -> F + Send + 'static,
-    ) -> Result<R, ErrorData>
+    ) -> Result<Result<R, Interruption>, ErrorData>
     where
         R: Send + 'static,
         F: Future<Output = Result<R, CallError>>,
@@ -333,6 +365,7 @@ impl Server {
         }
         let mut cx = CallContext {
             cancel: vec![ct],
+            client,
             ..CallContext::default()
         };
         if self.policy.client_roots {
@@ -340,12 +373,38 @@ impl Server {
         }
         let timeout_ms = plugin.limits().timeout_ms;
         let plugin = plugin.clone();
-        self.in_slot(what, timeout_ms, accepted, cx, move |cx| work(plugin, cx))
+        match self
+            .in_slot(what, timeout_ms, accepted, cx, move |cx| work(plugin, cx))
             .await
-            .map_err(|error| {
+        {
+            Ok(result) => Ok(Ok(result)),
+            Err(CallError::Interrupted { interruption, .. }) => Ok(Err(interruption)),
+            Err(error) => {
                 tracing::debug!(what, "failed: {error}");
-                ErrorData::internal_error(error.to_string(), None)
-            })
+                Err(ErrorData::internal_error(error.to_string(), None))
+            }
+        }
+    }
+
+    /// Who answers a plugin's questions during the request of `cx`: a
+    /// 2025-11-25 session's client, or (2026-07-28) the answers the request
+    /// carries, checked against `binding`.
+    fn asker(
+        &self,
+        cx: &RequestContext<RoleServer>,
+        binding: &[u8],
+        state: Option<&str>,
+        responses: Option<rmcp::model::InputResponses>,
+    ) -> Result<Asker, ErrorData> {
+        let stateless = cx
+            .protocol_version()
+            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+        Ok(if stateless {
+            let client = StatelessClient::of(cx, &self.state_key, binding, state, responses)?;
+            Asker::Stateless(Arc::new(client))
+        } else {
+            Asker::Session(Arc::new(PeerClient::of(cx)))
+        })
     }
 
     /// The directories this session's calls see instead of the configured
@@ -642,6 +701,40 @@ fn not_offered(method: &str, capability: &str) -> ErrorData {
     )
 }
 
+/// Who answers a plugin's questions during one request.
+enum Asker {
+    /// A 2025-11-25 session's client, asked directly.
+    Session(Arc<PeerClient>),
+    /// A 2026-07-28 request's answers.
+    Stateless(Arc<StatelessClient>),
+}
+
+impl Asker {
+    fn client(&self) -> Arc<dyn ClientAsk> {
+        match self {
+            Asker::Session(client) => client.clone(),
+            Asker::Stateless(client) => client.clone(),
+        }
+    }
+
+    /// What the client is sent when the run stopped for `interruption`.
+    fn answer(
+        &self,
+        key: &StateKey,
+        binding: &[u8],
+        interruption: Interruption,
+    ) -> Result<InputRequiredResult, ErrorData> {
+        match self {
+            Asker::Stateless(client) => client.answer(key, binding, interruption),
+            // A session's client is asked directly: nothing stops a run.
+            Asker::Session(_) => Err(ErrorData::internal_error(
+                format!("the run stopped: {interruption}"),
+                None,
+            )),
+        }
+    }
+}
+
 /// A prompt's arguments as name and value pairs, checked against its
 /// descriptor: every required one given, none unknown, all strings.
 fn prompt_arguments(
@@ -793,9 +886,17 @@ impl ServerHandler for Server {
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
         let progress_token = cx.meta.get_progress_token();
+        let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
+        let binding = relay::binding("tools/call", &name, &arguments);
+        let asker = self.asker(
+            &cx,
+            &binding,
+            request.request_state.as_deref(),
+            request.input_responses,
+        )?;
         let mut call = CallContext {
             cancel: vec![cx.ct.clone()],
-            client: Some(Arc::new(PeerClient::of(&cx))),
+            client: Some(asker.client()),
             ..CallContext::default()
         };
         // Reports become notifications in a task of their own, as the call
@@ -820,14 +921,19 @@ impl ServerHandler for Server {
                     name.clone(),
                 ))
             });
-        let result = self.call(&name, request.arguments, call).await;
+        let result = self.run_call(&name, request.arguments, call).await;
         // The call's end closed the channel: once the task has sent what was
         // queued, the response may follow. (A cancelled request's response
         // is dropped by rmcp, as MCP asks.)
         if let Some(reporter) = reporter {
             let _ = reporter.await;
         }
-        result.map(CallToolResponse::from)
+        match result? {
+            Ok(result) => Ok(CallToolResponse::from(result)),
+            Err(interruption) => asker
+                .answer(&self.state_key, &binding, interruption)
+                .map(CallToolResponse::from),
+        }
     }
 
     async fn list_prompts(
@@ -861,15 +967,33 @@ impl ServerHandler for Server {
                 None,
             ));
         };
+        let given = Value::Object(request.arguments.clone().unwrap_or_default());
+        let binding = relay::binding("prompts/get", &name, &given);
+        let asker = self.asker(
+            &cx,
+            &binding,
+            request.request_state.as_deref(),
+            request.input_responses,
+        )?;
         let arguments = prompt_arguments(&offered.item, request.arguments)?;
         let what = format!("prompt `{name}`");
         let got = self
-            .feature(&offered.plugin, &what, cx.ct, async move |plugin, cx| {
-                plugin.get_prompt(&name, arguments, &cx).await
-            })
+            .feature(
+                &offered.plugin,
+                &what,
+                cx.ct.clone(),
+                Some(asker.client()),
+                async move |plugin, cx| plugin.get_prompt(&name, arguments, &cx).await,
+            )
             .await?;
-        got.map(GetPromptResponse::from)
-            .map_err(|failure| failure_error(failure, None))
+        match got {
+            Ok(got) => got
+                .map(GetPromptResponse::from)
+                .map_err(|failure| failure_error(failure, None)),
+            Err(interruption) => asker
+                .answer(&self.state_key, &binding, interruption)
+                .map(GetPromptResponse::from),
+        }
     }
 
     async fn list_resources(
@@ -889,18 +1013,17 @@ impl ServerHandler for Server {
             let ct = cx.ct.clone();
             async move {
                 let listed = self
-                    .feature(plugin, &what, ct, async |plugin, cx| {
+                    .feature(plugin, &what, ct, None, async |plugin, cx| {
                         plugin.list_resources(&cx).await
                     })
                     .await;
-                listed.unwrap_or_else(|error| {
-                    tracing::warn!(
-                        plugin = plugin.name(),
-                        "cannot list resources: {}",
-                        error.message
-                    );
-                    Vec::new()
-                })
+                let why = match listed {
+                    Ok(Ok(listed)) => return listed,
+                    Ok(Err(interruption)) => interruption.to_string(),
+                    Err(error) => error.message.into_owned(),
+                };
+                tracing::warn!(plugin = plugin.name(), "cannot list resources: {why}");
+                Vec::new()
             }
         });
         let mut resources: Vec<Resource> = Vec::new();
@@ -938,18 +1061,35 @@ impl ServerHandler for Server {
         }
         let uri = request.uri;
         let version = cx.protocol_version();
+        let binding = relay::binding("resources/read", &uri, &Value::Null);
+        let asker = self.asker(
+            &cx,
+            &binding,
+            request.request_state.as_deref(),
+            request.input_responses,
+        )?;
         for plugin in toolbox.readers(&uri) {
             let what = format!("resource `{uri}`");
             let asked = uri.clone();
             let read = self
-                .feature(&plugin, &what, cx.ct.clone(), async move |plugin, cx| {
-                    plugin.read_resource(&asked, &cx).await
-                })
+                .feature(
+                    &plugin,
+                    &what,
+                    cx.ct.clone(),
+                    Some(asker.client()),
+                    async move |plugin, cx| plugin.read_resource(&asked, &cx).await,
+                )
                 .await?;
             match read {
-                Ok(result) => return Ok(ReadResourceResponse::from(result)),
-                Err(Failure::NotFound(_)) => continue,
-                Err(failure) => return Err(failure_error(failure, Some((&uri, &version)))),
+                Ok(Ok(result)) => return Ok(ReadResourceResponse::from(result)),
+                Ok(Err(Failure::NotFound(_))) => continue,
+                Ok(Err(failure)) => {
+                    return Err(failure_error(failure, Some((&uri, &version))));
+                }
+                Err(interruption) => {
+                    let answer = asker.answer(&self.state_key, &binding, interruption);
+                    return answer.map(ReadResourceResponse::from);
+                }
             }
         }
         let message = format!(
@@ -1032,13 +1172,23 @@ impl ServerHandler for Server {
             context,
         };
         let completed = self
-            .feature(&plugin, "completion", cx.ct, async move |plugin, cx| {
-                plugin.complete(asked, &cx).await
-            })
+            .feature(
+                &plugin,
+                "completion",
+                cx.ct,
+                None,
+                async move |plugin, cx| plugin.complete(asked, &cx).await,
+            )
             .await?;
-        completed
-            .map(CompleteResult::new)
-            .map_err(|failure| failure_error(failure, None))
+        match completed {
+            Ok(completed) => completed
+                .map(CompleteResult::new)
+                .map_err(|failure| failure_error(failure, None)),
+            Err(interruption) => Err(ErrorData::internal_error(
+                format!("a completion cannot ask the client: {interruption}"),
+                None,
+            )),
+        }
     }
 
     async fn on_custom_request(

@@ -470,6 +470,16 @@ fn in_parallel<T: Sync, R: Send + Sync>(
         .collect()
 }
 
+/// Environment variables that hold the server's own secrets, which no grant
+/// passes to a plugin, and what each is.
+const SERVER_SECRETS: &[(&str, &str)] = &[
+    ("TOOLCELL_TOKEN", "the server's HTTP credential"),
+    (
+        "TOOLCELL_STATE_KEY",
+        "the key that seals the server's requestState",
+    ),
+];
+
 fn load_plugin(engine: &Arc<Engine>, imports: &Imports, config: &PluginConfig) -> Result<Plugin> {
     let (wasm, sha256) = match &config.source {
         PluginSource::Builtin(name) => {
@@ -486,10 +496,13 @@ fn load_plugin(engine: &Arc<Engine>, imports: &Imports, config: &PluginConfig) -
     };
     let mut env = Vec::new();
     for name in &config.env {
-        if name == "TOOLCELL_TOKEN" {
+        if let Some(what) = SERVER_SECRETS
+            .iter()
+            .find_map(|(secret, what)| (name == secret).then_some(what))
+        {
             tracing::warn!(
                 plugin = %config.name,
-                "TOOLCELL_TOKEN is the server's HTTP credential and is never passed to plugins"
+                "{name} is {what} and is never passed to plugins"
             );
             continue;
         }

@@ -73,7 +73,11 @@ pub fn elicit<T: DeserializeOwned + JsonSchema>(message: &str) -> Result<Answer<
 /// primitive (with `default`s, `enum`s, `oneOf` titles, as MCP allows). The answer is the JSON
 /// object the user filled in.
 pub fn elicit_with_schema(message: &str, schema: &Value) -> Result<Answer<Value>, Error> {
-    match wit_client::elicit(message, &schema.to_string()).map_err(client_error)? {
+    elicit_answer(wit_client::elicit(message, &schema.to_string()).map_err(client_error)?)
+}
+
+fn elicit_answer(answer: wit_client::ElicitAnswer) -> Result<Answer<Value>, Error> {
+    match answer {
         wit_client::ElicitAnswer::Accept(text) => {
             let value = serde_json::from_str(&text)
                 .map_err(|e| Error::new(format!("the user's answer is not JSON: {e}")))?;
@@ -160,32 +164,41 @@ pub struct Sampled {
 /// Asks the client's model for a message. Fails with a message the model can act on when the
 /// client cannot sample, or the request fails.
 pub fn sample(request: Sampling) -> Result<Sampled, Error> {
-    let role = |role: Role| match role {
-        Role::User => wit_types::Role::User,
-        Role::Assistant => wit_types::Role::Assistant,
-    };
-    let request = wit_client::SamplingRequest {
-        messages: request
-            .messages
-            .into_iter()
-            .map(|(who, content)| wit_client::SamplingMessage {
-                role: role(who),
-                content: content.into_wit(),
-            })
-            .collect(),
-        system_prompt: request.system_prompt,
-        max_tokens: request.max_tokens,
-        model_hints: request.model_hints,
-        cost_priority: request.cost_priority,
-        speed_priority: request.speed_priority,
-        intelligence_priority: request.intelligence_priority,
-    };
-    let answer = wit_client::sample(&request).map_err(client_error)?;
-    Ok(Sampled {
+    let answer = wit_client::sample(&request.into_wit()).map_err(client_error)?;
+    Ok(sampled(answer))
+}
+
+impl Sampling {
+    fn into_wit(self) -> wit_client::SamplingRequest {
+        let role = |role: Role| match role {
+            Role::User => wit_types::Role::User,
+            Role::Assistant => wit_types::Role::Assistant,
+        };
+        wit_client::SamplingRequest {
+            messages: self
+                .messages
+                .into_iter()
+                .map(|(who, content)| wit_client::SamplingMessage {
+                    role: role(who),
+                    content: content.into_wit(),
+                })
+                .collect(),
+            system_prompt: self.system_prompt,
+            max_tokens: self.max_tokens,
+            model_hints: self.model_hints,
+            cost_priority: self.cost_priority,
+            speed_priority: self.speed_priority,
+            intelligence_priority: self.intelligence_priority,
+        }
+    }
+}
+
+fn sampled(answer: wit_client::SamplingResult) -> Sampled {
+    Sampled {
         content: Content::from_wit(answer.content),
         model: answer.model,
         stop_reason: answer.stop_reason,
-    })
+    }
 }
 
 /// A folder or file the client works in, as its roots list names it.
@@ -199,14 +212,100 @@ pub struct Root {
 
 /// The client's roots. They widen no grant: the plugin still reaches only its mounts.
 pub fn roots() -> Result<Vec<Root>, Error> {
-    let roots = wit_client::list_roots().map_err(client_error)?;
-    Ok(roots
+    Ok(roots_of(wit_client::list_roots().map_err(client_error)?))
+}
+
+fn roots_of(roots: Vec<wit_client::Root>) -> Vec<Root> {
+    roots
         .into_iter()
         .map(|root| Root {
             uri: root.uri,
             name: root.name,
         })
-        .collect())
+        .collect()
+}
+
+/// What the client of this request declared it can answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientCapabilities {
+    /// [`elicit`].
+    pub elicitation: bool,
+    /// [`sample`].
+    pub sampling: bool,
+    /// [`roots`].
+    pub roots: bool,
+}
+
+/// What the client of this request can answer. On MCP 2026-07-28, asking for
+/// something it did not declare fails the whole request (-32021), so a
+/// plugin that can do without an answer asks this first.
+pub fn client_capabilities() -> ClientCapabilities {
+    let declared = wit_client::capabilities();
+    ClientCapabilities {
+        elicitation: declared.elicitation,
+        sampling: declared.sampling,
+        roots: declared.roots,
+    }
+}
+
+/// One question of [`ask`].
+#[derive(Clone, Debug)]
+pub enum Question {
+    /// An elicitation: a message and a JSON Schema, as [`elicit_with_schema`] takes them.
+    Elicit {
+        /// What to ask and why.
+        message: String,
+        /// The schema of the answer.
+        schema: Value,
+    },
+    /// A sampling request, as [`sample`] takes it.
+    Sample(Sampling),
+    /// The client's roots, as [`roots`] lists them.
+    Roots,
+}
+
+/// The answer to one question of [`ask`].
+#[derive(Clone, Debug)]
+pub enum Reply {
+    /// The user's answer to an elicitation: a JSON object when accepted.
+    Elicit(Answer<Value>),
+    /// The model's answer to a sampling request.
+    Sample(Sampled),
+    /// The client's roots.
+    Roots(Vec<Root>),
+}
+
+/// Asks several questions at once, each under a key unique within the call; the replies come
+/// in the order of the questions. A client on MCP 2026-07-28 gets them all in one round trip,
+/// keyed so (its retry runs the handler again with the answers: ask the same questions in the
+/// same order, and do nothing before them that must not happen twice); a 2025-11-25 client gets
+/// them one after another. [`elicit`], [`sample`] and [`roots`] each ask one question under a
+/// key the host numbers.
+pub fn ask(questions: Vec<(String, Question)>) -> Result<Vec<Reply>, Error> {
+    let questions: Vec<(String, wit_client::Question)> = questions
+        .into_iter()
+        .map(|(key, question)| {
+            let question = match question {
+                Question::Elicit { message, schema } => {
+                    wit_client::Question::Elicit((message, schema.to_string()))
+                }
+                Question::Sample(request) => wit_client::Question::Sample(request.into_wit()),
+                Question::Roots => wit_client::Question::ListRoots,
+            };
+            (key, question)
+        })
+        .collect();
+    let replies = wit_client::ask(&questions).map_err(client_error)?;
+    replies
+        .into_iter()
+        .map(|reply| {
+            Ok(match reply {
+                wit_client::Reply::Elicit(answer) => Reply::Elicit(elicit_answer(answer)?),
+                wit_client::Reply::Sample(result) => Reply::Sample(sampled(result)),
+                wit_client::Reply::ListRoots(roots) => Reply::Roots(roots_of(roots)),
+            })
+        })
+        .collect()
 }
 
 fn client_error(error: wit_client::ClientError) -> Error {

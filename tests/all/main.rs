@@ -6,6 +6,7 @@
 // A failing test should panic with a message; unwrapping is how it does so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod asking;
 mod cli;
 mod features;
 mod first_run;

@@ -412,6 +412,37 @@ env = ["TOOLCELL_TEST_VISIBLE"]
 }
 
 #[tokio::test]
+async fn the_servers_secrets_never_reach_a_plugin_even_when_granted() {
+    let fixture = Fixture::new();
+    let probe = fixture.probe();
+    let config = fixture.config(&format!(
+        "[[plugin]]\nname = \"probe\"\npath = \"{probe}\"\nenv = [\"TOOLCELL_TOKEN\", \"TOOLCELL_STATE_KEY\"]\n"
+    ));
+    let key = "the-state-key-that-seals-request-state-0123456789";
+    let server = Server::start_with_env(
+        &config,
+        &[
+            ("TOOLCELL_TOKEN", "token-secret-0123456789"),
+            ("TOOLCELL_STATE_KEY", key),
+        ],
+    )
+    .await;
+    for (name, secret) in [
+        ("TOOLCELL_TOKEN", "token-secret-0123456789"),
+        ("TOOLCELL_STATE_KEY", key),
+    ] {
+        let result = server.call("env", json!({"name": name})).await;
+        assert_refused(&format!("env {name}"), &result.0, &[secret]);
+    }
+    let log = server.log().text();
+    assert!(
+        log.contains("TOOLCELL_STATE_KEY is the key that seals the server's requestState"),
+        "{log}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn config_values_reach_the_guest() {
     let fixture = Fixture::new();
     let probe = fixture.probe();

@@ -1,8 +1,10 @@
 //! The prompts the scenarios `prompts-*` get, and the completions `completion-complete` asks
 //! for.
 
+use toolcell_sdk::host::{self, Answer, Question, Reply};
 use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::Deserialize;
+use toolcell_sdk::serde_json::json;
 use toolcell_sdk::{Content, Message, Prompt};
 
 use crate::{RED_PIXEL_PNG, completions, resources};
@@ -92,5 +94,27 @@ pub(crate) fn prompts() -> Vec<Prompt> {
         })
         .title("Prompt With Image")
         .description("A prompt that includes image content"),
+        Prompt::new("test_input_required_result_prompt", |_: Nothing| {
+            let question = Question::Elicit {
+                message: "What context should the prompt use?".to_string(),
+                schema: json!({
+                    "type": "object",
+                    "properties": { "context": { "type": "string" } },
+                    "required": ["context"]
+                }),
+            };
+            let replies = host::ask(vec![("user_context".to_string(), question)])?;
+            let context = match &replies[0] {
+                Reply::Elicit(Answer::Accept(content)) => {
+                    content["context"].as_str().unwrap_or_default().to_string()
+                }
+                _ => "no context".to_string(),
+            };
+            Ok(Message::user(format!(
+                "Answer with this context: {context}"
+            )))
+        })
+        .title("Prompt With Input Required")
+        .description("A prompt that asks the user for its context first (SEP-2322)"),
     ]
 }
