@@ -166,9 +166,10 @@ pub struct StatelessClient {
 }
 
 /// What a 2026-07-28 request's `requestState` is bound to: its method, the
-/// name or URI it is for, and its arguments.
+/// name or URI it is for (length-prefixed, since a URI may hold anything),
+/// and its arguments.
 pub fn binding(method: &str, name: &str, arguments: &Value) -> Vec<u8> {
-    format!("{method}\n{name}\n{arguments}").into_bytes()
+    format!("{method}\n{}:{name}\n{arguments}", name.len()).into_bytes()
 }
 
 impl StatelessClient {

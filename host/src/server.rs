@@ -22,6 +22,7 @@
 // deprecated because a later revision drops them.
 #![allow(deprecated)]
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -35,12 +36,13 @@ use rmcp::model::{
     ListResourcesResult, ListToolsResult, LoggingLevel, LoggingMessageNotificationParam,
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, Prompt, PromptsCapability,
     ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, Reference, Resource,
-    ResourcesCapability, ServerCapabilities, ServerConfig, SetLevelRequestParams,
-    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    ResourceUpdatedNotificationParam, ResourcesCapability, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -89,6 +91,8 @@ pub struct Server {
     roots: Arc<watch::Sender<Roots>>,
     /// Seals the `requestState` of 2026-07-28 `input_required` results.
     state_key: Arc<StateKey>,
+    /// This session's subscribed resources, each followed by a task.
+    watched: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>,
 }
 
 /// What the server knows of a session's client roots.
@@ -100,6 +104,12 @@ enum Roots {
     /// (or the server does not follow them).
     Known(Option<Arc<[Mount]>>),
 }
+
+/// How often a subscribed resource is read again to see whether it changed.
+const WATCH_INTERVAL: Duration = Duration::from_secs(2);
+
+/// The most resources one session may subscribe to.
+const MAX_SUBSCRIPTIONS: usize = 64;
 
 /// How long `initialize` and `server/discover` wait for the plugins to
 /// load before declaring capabilities without them.
@@ -152,6 +162,7 @@ impl Server {
             policy: Arc::new(policy),
             roots: Arc::new(watch::Sender::new(Roots::Known(None))),
             state_key: Arc::new(state_key),
+            watched: Arc::default(),
         }
     }
 
@@ -161,6 +172,7 @@ impl Server {
         Server {
             log_level: Arc::new(AtomicU8::new(0)),
             roots: Arc::new(watch::Sender::new(Roots::Known(None))),
+            watched: Arc::default(),
             ..self.clone()
         }
     }
@@ -209,7 +221,7 @@ impl Server {
     }
 
     /// Runs one call: validation, a slot, the sandbox, the result. Used by
-    /// `toolcell call`; `tools/call` goes through [`Server::run_call`]. The
+    /// `toolcell call`; `tools/call` goes through `Server::run_call`. The
     /// call's deadline starts now, so time spent waiting for a slot counts
     /// against its `timeout_ms`.
     pub async fn call(
@@ -384,6 +396,40 @@ impl Server {
                 Err(ErrorData::internal_error(error.to_string(), None))
             }
         }
+    }
+
+    /// A digest of the contents of `uri`, read as `resources/read` reads it;
+    /// `None` when no plugin serves it.
+    async fn digest_of(
+        &self,
+        uri: &str,
+        ct: CancellationToken,
+    ) -> Result<Option<[u8; 32]>, ErrorData> {
+        let toolbox = self.toolbox().await?;
+        for plugin in toolbox.readers(uri) {
+            let asked = uri.to_string();
+            let what = format!("resource `{uri}`");
+            let read = self
+                .feature(&plugin, &what, ct.clone(), None, async move |plugin, cx| {
+                    plugin.read_resource(&asked, &cx).await
+                })
+                .await?;
+            match read {
+                Ok(Ok(result)) => {
+                    let json = serde_json::to_vec(&result.contents).unwrap_or_default();
+                    return Ok(Some(Sha256::digest(json).into()));
+                }
+                Ok(Err(Failure::NotFound(_))) => continue,
+                Ok(Err(failure)) => return Err(failure_error(failure, None)),
+                Err(interruption) => {
+                    return Err(ErrorData::internal_error(
+                        format!("a followed resource cannot ask the client: {interruption}"),
+                        None,
+                    ));
+                }
+            }
+        }
+        Ok(None)
     }
 
     /// Who answers a plugin's questions during the request of `cx`: a
@@ -677,7 +723,9 @@ fn capabilities(toolbox: Option<&Toolbox>) -> ServerCapabilities {
         .build();
     if let Some(toolbox) = toolbox {
         if !toolbox.resource_plugins().is_empty() {
-            capabilities.resources = Some(ResourcesCapability::default());
+            let mut resources = ResourcesCapability::default();
+            resources.subscribe = Some(true);
+            capabilities.resources = Some(resources);
         }
         if !toolbox.prompts().is_empty() {
             capabilities.prompts = Some(PromptsCapability::default());
@@ -699,6 +747,36 @@ fn not_offered(method: &str, capability: &str) -> ErrorData {
         ),
         None,
     )
+}
+
+/// Follows a subscribed resource for a session: reads it every
+/// [`WATCH_INTERVAL`] and sends `notifications/resources/updated` when its
+/// contents change (or it goes), until the session ends, the client
+/// unsubscribes (which aborts this task) or the server stops. `last` is the
+/// digest of the contents when the client subscribed.
+async fn follow(server: Server, peer: Peer<RoleServer>, uri: String, last: [u8; 32]) {
+    let mut last = Some(last);
+    loop {
+        tokio::time::sleep(WATCH_INTERVAL).await;
+        if peer.is_transport_closed() || server.stopping.is_cancelled() {
+            break;
+        }
+        let now = match server.digest_of(&uri, CancellationToken::new()).await {
+            Ok(now) => now,
+            Err(error) => {
+                tracing::debug!(uri, "cannot read a followed resource: {}", error.message);
+                continue;
+            }
+        };
+        if now == last {
+            continue;
+        }
+        last = now;
+        let updated = ResourceUpdatedNotificationParam::new(uri.clone());
+        if peer.notify_resource_updated(updated).await.is_err() {
+            break;
+        }
+    }
 }
 
 /// Who answers a plugin's questions during one request.
@@ -814,9 +892,15 @@ impl ServerHandler for Server {
 
     async fn discover(&self, _cx: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
         self.wait_for_capabilities().await;
+        let mut info = self.get_info();
+        // 2026-07-28 follows resources through `subscriptions/listen`, which
+        // this server does not offer, not `resources/subscribe`.
+        if let Some(resources) = info.capabilities.resources.as_mut() {
+            resources.subscribe = None;
+        }
         Ok(DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
-            self.get_info(),
+            info,
         ))
     }
 
@@ -1103,21 +1187,60 @@ impl ServerHandler for Server {
 
     async fn subscribe(
         &self,
-        _request: SubscribeRequestParams,
-        _cx: RequestContext<RoleServer>,
+        request: SubscribeRequestParams,
+        cx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Err(not_offered("resources/subscribe", "resource subscriptions"))
+        let toolbox = self.toolbox().await?;
+        if toolbox.resource_plugins().is_empty() {
+            return Err(not_offered("resources/subscribe", "resources"));
+        }
+        let uri = request.uri;
+        let version = cx.protocol_version();
+        let Some(first) = self.digest_of(&uri, cx.ct.clone()).await? else {
+            let message = format!("no resource `{uri}` to subscribe to");
+            return Err(failure_error(
+                Failure::NotFound(message),
+                Some((&uri, &version)),
+            ));
+        };
+        {
+            let watched = self.watched.lock().unwrap_or_else(PoisonError::into_inner);
+            if !watched.contains_key(&uri) && watched.len() >= MAX_SUBSCRIPTIONS {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "this session already follows {MAX_SUBSCRIPTIONS} resources, the most \
+                         it may; unsubscribe from one first"
+                    ),
+                    None,
+                ));
+            }
+        }
+        let task = tokio::spawn(follow(self.clone(), cx.peer.clone(), uri.clone(), first));
+        let replaced = self
+            .watched
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(uri, task.abort_handle());
+        if let Some(replaced) = replaced {
+            replaced.abort();
+        }
+        Ok(())
     }
 
     async fn unsubscribe(
         &self,
-        _request: UnsubscribeRequestParams,
+        request: UnsubscribeRequestParams,
         _cx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Err(not_offered(
-            "resources/unsubscribe",
-            "resource subscriptions",
-        ))
+        let removed = self
+            .watched
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&request.uri);
+        if let Some(removed) = removed {
+            removed.abort();
+        }
+        Ok(())
     }
 
     async fn complete(

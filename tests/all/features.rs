@@ -448,3 +448,41 @@ async fn a_resource_read_cannot_leave_the_mounts() {
     assert!(result(&read)["contents"][0]["text"].is_string(), "{read}");
     server.finish().await;
 }
+
+#[tokio::test]
+async fn a_subscribed_resource_is_followed_until_unsubscribed() {
+    let (fixture, config) = fs_resources_fixture();
+    let mut server = RawServer::spawn(&config, &[]);
+    let init = server.initialize().await;
+    assert_eq!(
+        init["capabilities"]["resources"]["subscribe"], true,
+        "{init}"
+    );
+    let notes = file_uri(&fixture.path("data/notes.txt"));
+    let subscribed = server
+        .request(1, "resources/subscribe", json!({"uri": notes}))
+        .await;
+    assert!(subscribed.get("result").is_some(), "{subscribed}");
+
+    // The server reads the resource again every 2 seconds; a change is notified.
+    fixture.write("data/notes.txt", "changed\n");
+    let updated = loop {
+        let message = server.recv().await.expect("the server goes on");
+        if message["method"] == "notifications/resources/updated" {
+            break message;
+        }
+    };
+    assert_eq!(updated["params"]["uri"], notes, "{updated}");
+
+    let unsubscribed = server
+        .request(2, "resources/unsubscribe", json!({"uri": notes}))
+        .await;
+    assert!(unsubscribed.get("result").is_some(), "{unsubscribed}");
+    // A resource nothing serves cannot be followed.
+    let missing = file_uri(&fixture.path("data/missing.txt"));
+    let refused = server
+        .request(3, "resources/subscribe", json!({"uri": missing}))
+        .await;
+    assert_eq!(error_code(&refused), -32002, "{refused}");
+    server.finish().await;
+}

@@ -277,7 +277,7 @@ async fn undeclared_capabilities_are_method_not_found() {
         (
             "resources/subscribe",
             json!({"uri": "file:///x"}),
-            "resource subscriptions",
+            "resources",
         ),
         (
             "completion/complete",

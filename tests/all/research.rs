@@ -1021,3 +1021,103 @@ async fn structured_results_conform_to_the_output_schemas() {
     assert!(errors.is_empty(), "{errors:?}\n{}", result.structured());
     server.stop().await;
 }
+
+#[tokio::test]
+async fn techniques_are_resources_and_a_prompt_reviews_one() {
+    let fixture = registry_fixture(&[]);
+    let config = research_config(&fixture, "ro", &[], None);
+    let mut server = crate::support::RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    let response = |message: &Value| {
+        message
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("{message}"))
+    };
+
+    let listed = response(&server.request(1, "resources/list", json!({})).await);
+    let uris: Vec<&str> = listed["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .collect();
+    assert_eq!(uris.len(), 10, "{listed}");
+    assert!(uris.contains(&"research://technique/lora"), "{listed}");
+
+    let read = response(
+        &server
+            .request(
+                2,
+                "resources/read",
+                json!({"uri": "research://technique/lora"}),
+            )
+            .await,
+    );
+    let contents = &read["contents"][0];
+    assert_eq!(contents["mimeType"], "application/toml", "{read}");
+    let text = contents["text"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("id = \"lora\"") && text.contains("2106.09685"),
+        "{read}"
+    );
+
+    let missing = server
+        .request(
+            3,
+            "resources/read",
+            json!({"uri": "research://technique/nope"}),
+        )
+        .await;
+    assert_eq!(missing["error"]["code"], -32002, "{missing}");
+
+    let completed = response(
+        &server
+            .request(
+                4,
+                "completion/complete",
+                json!({"ref": {"type": "ref/prompt", "name": "review_technique"},
+                       "argument": {"name": "technique_id", "value": "lo"}}),
+            )
+            .await,
+    );
+    assert_eq!(
+        completed["completion"]["values"],
+        json!(["lora"]),
+        "{completed}"
+    );
+
+    let prompt = response(
+        &server
+            .request(
+                5,
+                "prompts/get",
+                json!({"name": "review_technique", "arguments": {"technique_id": "lora"}}),
+            )
+            .await,
+    );
+    let messages = prompt["messages"].as_array().unwrap();
+    assert_eq!(messages[0]["content"]["type"], "resource", "{prompt}");
+    assert_eq!(
+        messages[0]["content"]["resource"]["uri"],
+        "research://technique/lora"
+    );
+    assert_eq!(
+        messages[1]["content"]["uri"], "https://arxiv.org/abs/2106.09685",
+        "{prompt}"
+    );
+    let request = messages.last().unwrap()["content"]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(request.contains("Review the technique `lora`"), "{prompt}");
+
+    let unknown = server
+        .request(
+            6,
+            "prompts/get",
+            json!({"name": "review_technique", "arguments": {"technique_id": "nope"}}),
+        )
+        .await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    server.finish().await;
+}

@@ -8,6 +8,9 @@
 //!   (`arxiv.rs`) and write a new `not-started` record. It needs the mount `rw` and the API's
 //!   host in the plugin's `network` grant.
 //!
+//! Each technique is also a resource (`research://technique/{id}`), and the prompt
+//! `review_technique` reviews one with its papers (`resources.rs`).
+//!
 //! A record file that does not parse is skipped and named in every result's warnings.
 //!
 //! Configuration (`[plugin.config]` in `plugins.toml`):
@@ -21,6 +24,7 @@ mod add;
 mod arxiv;
 mod query;
 mod registry;
+mod resources;
 
 fn tools() -> Vec<Tool> {
     vec![
@@ -61,7 +65,12 @@ fn tools() -> Vec<Tool> {
     ]
 }
 
-toolcell_sdk::export_plugin!(tools);
+toolcell_sdk::export_plugin! {
+    tools: tools,
+    resources: resources::resources,
+    templates: resources::templates,
+    prompts: resources::prompts,
+}
 
 /// The registry in the first mount, read whole.
 fn open_registry() -> Result<registry::Registry, Error> {
