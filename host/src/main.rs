@@ -12,13 +12,13 @@ use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 use rmcp::model::ContentBlock;
 use toolcell::authoring::{self, Language, Project};
-use toolcell::builtin;
 use toolcell::config::{self, Config, MountArg};
-use toolcell::engine::{self, Engine};
-use toolcell::plugin::CallContext;
-use toolcell::relay::StateKey;
-use toolcell::server::{MountPolicy, Server};
-use toolcell::toolbox::{self, Offered, Toolbox};
+use toolcell::protocol::relay::StateKey;
+use toolcell::protocol::server::{MountPolicy, Server};
+use toolcell::runtime::builtin;
+use toolcell::runtime::engine::{self, Engine};
+use toolcell::runtime::plugin::CallContext;
+use toolcell::runtime::toolbox::{self, Offered, Toolbox};
 
 /// A check found problems, or a call's result is an error.
 const EXIT_FAILED: u8 = 1;
@@ -365,7 +365,7 @@ async fn serve(args: &ServeArgs) -> Result<ExitCode> {
     let common = &args.common;
     // Check the token before the slow part, so a mistake is reported at once.
     let token = match args.http {
-        Some(_) => toolcell::http::load_token(args.token_file.as_deref())?,
+        Some(_) => toolcell::protocol::http::load_token(args.token_file.as_deref())?,
         None => None,
     };
     let (config, policy) = load_config(common)?;
@@ -377,18 +377,18 @@ async fn serve(args: &ServeArgs) -> Result<ExitCode> {
     let (server, loading) = Server::loading(config.max_concurrent_calls, policy, state_key);
     let mut serving = match args.http {
         Some(addr) => {
-            let options = toolcell::http::HttpOptions {
+            let options = toolcell::protocol::http::HttpOptions {
                 addr,
                 token,
                 allowed_origins: args.allow_origin.clone(),
                 allowed_hosts: args.allow_host.clone(),
                 shutdown_grace: std::time::Duration::from_millis(args.shutdown_grace_ms),
             };
-            tokio::spawn(toolcell::http::serve_http(server, options))
+            tokio::spawn(toolcell::protocol::http::serve_http(server, options))
         }
         None => {
             tracing::info!("serving MCP on stdio");
-            tokio::spawn(toolcell::stdio::serve_stdio(server))
+            tokio::spawn(toolcell::protocol::stdio::serve_stdio(server))
         }
     };
     let common = common.clone();

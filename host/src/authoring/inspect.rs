@@ -15,8 +15,8 @@ use anyhow::{Context, Result};
 use wasmparser::{Encoding, Parser, Payload};
 
 use crate::config::{CONTRACT_CATEGORIES, Config, Limits, PluginConfig, PluginSource};
-use crate::engine::{Capacity, Engine};
-use crate::toolbox::Toolbox;
+use crate::runtime::engine::{Capacity, Engine};
+use crate::runtime::toolbox::Toolbox;
 
 /// The contract package, without a version.
 const CONTRACT: &str = "toolcell:plugin";

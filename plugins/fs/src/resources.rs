@@ -14,9 +14,7 @@ use std::path::{Path, PathBuf};
 
 use toolcell_sdk::{Contents, Error, Resource, ResourceTemplate, Variables, host};
 
-use crate::{
-    BINARY_PROBE_BYTES, DEFAULT_MAX_FILE_BYTES, human_size, not_regular, open_regular_file,
-};
+use crate::{BINARY_PROBE_BYTES, DEFAULT_MAX_FILE_BYTES, human_size, open_regular_file};
 
 /// The URI template of every file under the mounts.
 pub(crate) const FILE_TEMPLATE: &str = "file:///{+path}";
@@ -95,20 +93,11 @@ fn read_file(path: &Path) -> Result<Contents, Error> {
     let max_bytes = host::config("max_file_bytes")
         .and_then(|v| v.parse::<u64>().ok())
         .unwrap_or(DEFAULT_MAX_FILE_BYTES);
-    let meta = fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    if meta.is_dir() {
-        return Err(Error::new(format!(
-            "`{}` is a directory; read the files in it",
-            path.display()
-        )));
+    // Refuses directories and special files before opening anything.
+    let (file, size) = open_regular_file(path, "resources/read")?;
+    if size > max_bytes {
+        return Err(too_big(path, size, max_bytes));
     }
-    if !meta.is_file() {
-        return Err(not_regular(path, "resources are regular files only"));
-    }
-    if meta.len() > max_bytes {
-        return Err(too_big(path, meta.len(), max_bytes));
-    }
-    let (file, _) = open_regular_file(path, "resources/read")?;
     let bytes = read_at_most(file, path, max_bytes)?;
     let probe = &bytes[..bytes.len().min(BINARY_PROBE_BYTES)];
     let mime = mime_type(path);

@@ -22,12 +22,12 @@ use std::sync::{Arc, LazyLock, OnceLock};
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
-use crate::builtin;
 use crate::config::{CONTRACT_CATEGORIES, Config, PluginConfig, PluginSource, unknown_category};
-use crate::engine::{Capacity, Engine};
-use crate::features;
-use crate::plugin::{Imports, Plugin, PluginSetup, ToolSpec};
-use crate::sandbox::Grants;
+use crate::runtime::builtin;
+use crate::runtime::engine::{Capacity, Engine};
+use crate::runtime::features;
+use crate::runtime::plugin::{Imports, Plugin, PluginSetup, ToolSpec};
+use crate::runtime::sandbox::Grants;
 use rmcp::model::{Prompt, Resource, ResourceTemplate};
 
 /// A tool and the plugin that runs it.
@@ -430,7 +430,7 @@ pub fn capacity(config: &Config, descriptor_limit: Option<u64>) -> Capacity {
         instances: u32::try_from(config.max_concurrent_calls + loader_threads() + 4)
             .unwrap_or(u32::MAX),
         memory_bytes: config.largest_memory_mb() << 20,
-        handles_per_call: crate::engine::handles_per_call(
+        handles_per_call: crate::runtime::engine::handles_per_call(
             descriptor_limit,
             config.max_concurrent_calls,
         ),

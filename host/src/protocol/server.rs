@@ -48,13 +48,13 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::Mount;
-use crate::contract::v2;
-use crate::features::Failure;
-use crate::plugin::{
+use crate::protocol::relay::{self, PeerClient, StateKey, StatelessClient};
+use crate::runtime::contract::v2;
+use crate::runtime::features::Failure;
+use crate::runtime::plugin::{
     CallContext, CallError, CallObserver, ClientAsk, Interruption, LogLevel, Plugin,
 };
-use crate::relay::{self, PeerClient, StateKey, StatelessClient};
-use crate::toolbox::Toolbox;
+use crate::runtime::toolbox::Toolbox;
 
 /// Where a session's calls get their directories when the configuration
 /// leaves that to the client (the embedded default).

@@ -33,7 +33,7 @@ use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use crate::server::Server;
+use crate::protocol::server::Server;
 
 mod sessions;
 

@@ -29,7 +29,7 @@ use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, Semaphore};
 
-use crate::server::Server;
+use crate::protocol::server::Server;
 
 /// Longest line accepted on stdin: a bigger message is refused whole.
 const MAX_LINE: usize = 64 * 1024 * 1024;

@@ -11,7 +11,7 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use crate::contract::{v1, v2};
+use crate::runtime::contract::{v1, v2};
 
 /// The most resources, templates or prompts one plugin may list.
 pub const MAX_LISTED: usize = 1024;

@@ -31,9 +31,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde_json::{Value, json};
 
-use crate::contract::{client, v1, v2};
-use crate::features::content_block;
-use crate::plugin::{ClientAsk, Interruption};
+use crate::runtime::contract::{client, v1, v2};
+use crate::runtime::features::content_block;
+use crate::runtime::plugin::{ClientAsk, Interruption};
 
 /// The capability a question needs, by its MCP name.
 fn needs(question: &client::Question) -> &'static str {

@@ -36,12 +36,12 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use crate::config::{Limits, Mount, ToolOverride};
-use crate::engine::{Engine, TickGuard};
-use crate::sandbox::{self, Grants, NetworkPolicy};
+use crate::runtime::engine::{Engine, TickGuard};
+use crate::runtime::sandbox::{self, Grants, NetworkPolicy};
 
-pub use crate::contract::host::LogLevel;
-use crate::contract::{self, Exports, client, tools as wit, v1 as wit_types, v2};
-use crate::features::{self, Failure, Offerings, content_block, serialized_len};
+pub use crate::runtime::contract::host::LogLevel;
+use crate::runtime::contract::{self, Exports, client, tools as wit, v1 as wit_types, v2};
+use crate::runtime::features::{self, Failure, Offerings, content_block, serialized_len};
 
 /// How many bytes of guest stdout/stderr one call may log.
 const GUEST_OUTPUT_LOG_CAP: usize = 256 * 1024;
