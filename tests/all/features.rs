@@ -486,3 +486,56 @@ async fn a_subscribed_resource_is_followed_until_unsubscribed() {
     assert_eq!(error_code(&refused), -32002, "{refused}");
     server.finish().await;
 }
+
+#[tokio::test]
+async fn a_stateless_client_listens_for_resource_updates() {
+    let (fixture, config) = fs_resources_fixture();
+    let mut server = RawServer::spawn(&config, &[]);
+    let notes = file_uri(&fixture.path("data/notes.txt"));
+    // A client discovers first, which waits for the plugins to load.
+    let discovered = server
+        .request(0, "server/discover", json!({"_meta": stateless_meta()}))
+        .await;
+    assert_eq!(
+        result(&discovered)["capabilities"]["resources"]["subscribe"],
+        true,
+        "{discovered}"
+    );
+    server
+        .send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen",
+                     "params": {"_meta": stateless_meta(),
+                                "notifications": {"resourceSubscriptions": [notes]}}}),
+        )
+        .await;
+    let acknowledged = server.recv().await.expect("an acknowledgment");
+    assert_eq!(
+        acknowledged["method"], "notifications/subscriptions/acknowledged",
+        "{acknowledged}"
+    );
+    assert_eq!(
+        acknowledged["params"]["notifications"]["resourceSubscriptions"],
+        json!([notes]),
+        "{acknowledged}"
+    );
+    // The server reads each resource when the stream opens, after the acknowledgment, and
+    // again every 2 seconds: the file changes until an update comes, so that a change is
+    // certain to fall after that first read.
+    let mut changes = 0;
+    let updated = loop {
+        tokio::select! {
+            message = server.recv() => {
+                let message = message.expect("the stream goes on");
+                if message["method"] == "notifications/resources/updated" {
+                    break message;
+                }
+            }
+            () = tokio::time::sleep(std::time::Duration::from_secs(3)) => {
+                changes += 1;
+                fixture.write("data/notes.txt", format!("change {changes}\n"));
+            }
+        }
+    };
+    assert_eq!(updated["params"]["uri"], notes, "{updated}");
+    server.finish().await;
+}

@@ -37,9 +37,10 @@ use rmcp::model::{
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, Prompt, PromptsCapability,
     ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, Reference, Resource,
     ResourceUpdatedNotificationParam, ResourcesCapability, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -892,15 +893,9 @@ impl ServerHandler for Server {
 
     async fn discover(&self, _cx: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
         self.wait_for_capabilities().await;
-        let mut info = self.get_info();
-        // 2026-07-28 follows resources through `subscriptions/listen`, which
-        // this server does not offer, not `resources/subscribe`.
-        if let Some(resources) = info.capabilities.resources.as_mut() {
-            resources.subscribe = None;
-        }
         Ok(DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
-            info,
+            self.get_info(),
         ))
     }
 
@@ -1223,6 +1218,65 @@ impl ServerHandler for Server {
             .insert(uri, task.abort_handle());
         if let Some(replaced) = replaced {
             replaced.abort();
+        }
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        // Resources only: the lists of tools, prompts and templates do not
+        // change while the server runs. rmcp keeps what `get_info`
+        // declares, so while the plugins are still loading (nothing
+        // declared yet) the acknowledgment lists no resources, and the
+        // client sees that.
+        let mut accepted = SubscriptionFilter::default();
+        accepted.resource_subscriptions = requested
+            .resource_subscriptions
+            .as_ref()
+            .map(|uris| uris.iter().take(MAX_SUBSCRIPTIONS).cloned().collect());
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let uris = context
+            .accepted()
+            .resource_subscriptions
+            .clone()
+            .unwrap_or_default();
+        let sink = context.sink().clone();
+        // Each resource is followed as `resources/subscribe` follows one,
+        // until the client cancels the stream or the server stops.
+        let follow = async {
+            let mut last = Vec::with_capacity(uris.len());
+            for uri in &uris {
+                last.push(
+                    self.digest_of(uri, CancellationToken::new())
+                        .await
+                        .ok()
+                        .flatten(),
+                );
+            }
+            loop {
+                tokio::time::sleep(WATCH_INTERVAL).await;
+                for (uri, last) in uris.iter().zip(last.iter_mut()) {
+                    let Ok(now) = self.digest_of(uri, CancellationToken::new()).await else {
+                        continue;
+                    };
+                    if now != *last {
+                        *last = now;
+                        if sink.notify_resource_updated(uri.clone()).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        };
+        tokio::select! {
+            () = context.cancelled() => {}
+            () = self.stopping.cancelled() => {}
+            () = follow => {}
         }
         Ok(())
     }
