@@ -27,14 +27,14 @@ wasmtime::component::bindgen!({
     require_store_data_send: true,
 });
 
-pub use exports::toolcell::plugin0_1_0::tools;
-pub use exports::toolcell::plugin0_2_0::{completions, prompts, resources};
-pub use toolcell::plugin0_1_0::host;
+pub use self::exports::toolcell::plugin0_1_0::tools;
+pub use self::exports::toolcell::plugin0_2_0::{completions, prompts, resources};
+pub use self::toolcell::plugin0_1_0::host;
 /// Contract 0.1.0's data: tools, their results, content blocks.
-pub use toolcell::plugin0_1_0::types as v1;
-pub use toolcell::plugin0_2_0::client;
+pub use self::toolcell::plugin0_1_0::types as v1;
+pub use self::toolcell::plugin0_2_0::client;
 /// Contract 0.2.0's data: resources, prompts, completions.
-pub use toolcell::plugin0_2_0::types as v2;
+pub use self::toolcell::plugin0_2_0::types as v2;
 
 /// Where a component's exported functions are, found once at load time.
 pub struct Exports {
