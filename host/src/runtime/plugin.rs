@@ -31,12 +31,13 @@ use tokio_util::sync::CancellationToken;
 use wasmtime::component::{
     HasSelf, Instance, InstancePre, Linker, ResourceTable, ResourceTableError,
 };
-use wasmtime::{ResourceLimiter, Store, UpdateDeadline};
+use wasmtime::{CallHook, ResourceLimiter, Store, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use crate::config::{Limits, Mount, ToolOverride};
 use crate::runtime::engine::{Engine, TickGuard};
+use crate::runtime::lookups::{self, LookupView, Lookups};
 use crate::runtime::sandbox::{self, Grants, NetworkPolicy};
 
 pub use crate::runtime::contract::host::LogLevel;
@@ -343,6 +344,7 @@ impl Imports {
         let mut linker = Linker::<CallState>::new(engine.wasmtime());
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         sandbox::refuse_special_files(&mut linker)?;
+        lookups::add_to_linker(&mut linker)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
         contract::host::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
         client::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
@@ -663,9 +665,16 @@ impl Plugin {
             last_progress: None,
             questions: 0,
             asked: std::collections::HashSet::new(),
+            lookups: Lookups::default(),
         };
         let mut store = Store::new(self.engine.wasmtime(), state);
         store.limiter(|state| &mut state.limiter);
+        store.call_hook(|mut store, hook| {
+            if matches!(hook, CallHook::CallingHost) {
+                store.data_mut().lookups.count_call();
+            }
+            Ok(())
+        });
         // The guest yields at every tick so that the timer and the
         // cancellation racing it in `bounded` get their turn; they, not this
         // callback, decide when the call ends.
@@ -825,6 +834,7 @@ pub struct CallState {
     questions: u32,
     /// The keys asked so far in this run.
     asked: std::collections::HashSet<String>,
+    lookups: Lookups,
 }
 
 impl WasiView for CallState {
@@ -833,6 +843,12 @@ impl WasiView for CallState {
             ctx: &mut self.wasi,
             table: &mut self.table,
         }
+    }
+}
+
+impl LookupView for CallState {
+    fn lookups(&mut self) -> &mut Lookups {
+        &mut self.lookups
     }
 }
 

@@ -166,9 +166,10 @@ pub fn wasi_ctx(
     Ok(builder.build())
 }
 
-/// The WASI interface whose `open-at` [`refuse_special_files`] replaces, as
-/// wasmtime-wasi names it (guests importing any 0.2.x resolve to it).
-const FILESYSTEM_TYPES: &str = "wasi:filesystem/types@0.2.12";
+/// The WASI interface whose `open-at` [`refuse_special_files`] replaces (and
+/// whose stats and listings `lookups` replaces), as wasmtime-wasi names it
+/// (guests importing any 0.2.x resolve to it).
+pub const FILESYSTEM_TYPES: &str = "wasi:filesystem/types@0.2.12";
 
 /// Replaces `descriptor.open-at` in `linker` (which already has WASI) with
 /// one that looks at what the path is first and refuses a FIFO, a socket or a

@@ -50,6 +50,8 @@ struct Args {
     toolcell: Option<PathBuf>,
     plugin: Option<PathBuf>,
     keep_going: bool,
+    /// Tools to time (`--only git_status`); every tool when empty.
+    only: Vec<String>,
 }
 
 fn parse_args(root: &Path) -> Result<Args> {
@@ -61,6 +63,7 @@ fn parse_args(root: &Path) -> Result<Args> {
         toolcell: None,
         plugin: None,
         keep_going: false,
+        only: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -73,10 +76,11 @@ fn parse_args(root: &Path) -> Result<Args> {
             "--toolcell" => args.toolcell = Some(PathBuf::from(value()?)),
             "--plugin" => args.plugin = Some(std::fs::canonicalize(value()?)?),
             "--keep-going" => args.keep_going = true,
+            "--only" => args.only.push(value()?),
             "--help" | "-h" => {
                 println!(
                     "git-bench [--files N] [--commits N] [--dir PATH] [--runs N] \
-                     [--toolcell PATH] [--plugin FILE.wasm] [--keep-going]"
+                     [--toolcell PATH] [--plugin FILE.wasm] [--keep-going] [--only TOOL]..."
                 );
                 std::process::exit(0);
             }
@@ -176,7 +180,10 @@ fn main() -> Result<()> {
     println!("| --- | ---: | ---: | ---: | ---: | --- |");
     let mut worst: f64 = 0.0;
     let mut all_agree = true;
-    for case in &cases {
+    for case in cases
+        .iter()
+        .filter(|case| args.only.is_empty() || args.only.iter().any(|tool| tool == case.tool))
+    {
         // Warm-up, and the answers to compare.
         let (_, expected) = run_git(&repo, &case.git)?;
         let (_, answer) = server.call(case.tool, case.arguments.clone())?;
