@@ -93,6 +93,51 @@ fn git(dir: &Path, args: &[&str]) -> String {
 }
 
 /// `git init` in `dir`, created.
+/// The status skips comparing HEAD's tree with the index when the index's cache tree says they
+/// are the same tree; a cache tree that is up to date but names another tree must not hide what
+/// is staged.
+#[tokio::test]
+async fn status_uses_the_cache_tree_only_when_it_names_heads_tree() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    history(&dir);
+    let server = Server::start(&git_config(&fixture)).await;
+    let matches_git = |status: &Value| {
+        let mut expected = porcelain(&dir);
+        expected.sort_by(|a, b| a.1.cmp(&b.1));
+        assert_eq!(as_porcelain(status), expected, "{status}");
+    };
+
+    // A cache tree of HEAD's tree, unstaged edits and an untracked file.
+    git(&dir, &["write-tree"]);
+    write(&dir, "notes.txt", "edited\n");
+    write(&dir, "untracked.txt", "new\n");
+    let status = structured(&server, "git_status", json!({})).await;
+    assert_eq!(status["staged"], json!([]));
+    matches_git(&status);
+
+    // HEAD moves back; the index, and its cache tree, stay at the later tree.
+    git(&dir, &["reset", "-q", "--soft", "HEAD~1"]);
+    let status = structured(&server, "git_status", json!({})).await;
+    assert_ne!(status["staged"], json!([]));
+    matches_git(&status);
+    let staged = server
+        .call("git_diff", json!({"staged": true}))
+        .await
+        .ok_text();
+    assert_eq!(staged, git(&dir, &["diff", "--cached"]));
+
+    // Something staged, and the cache tree brought up to date with it.
+    git(&dir, &["reset", "-q", "--soft", "HEAD@{1}"]);
+    write(&dir, "staged.txt", "staged\n");
+    git(&dir, &["add", "staged.txt"]);
+    git(&dir, &["write-tree"]);
+    let status = structured(&server, "git_status", json!({})).await;
+    assert_eq!(status["staged"][0]["path"], json!("staged.txt"));
+    matches_git(&status);
+    server.stop().await;
+}
+
 fn init(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
     git(dir, &["init", "-q"]);

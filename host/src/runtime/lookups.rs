@@ -57,7 +57,6 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{
 
 use crate::runtime::sandbox::FILESYSTEM_TYPES;
 
-
 /// How many parent directories one call keeps open. A walk in path order
 /// (an index, a directory tree) needs one or two at a time.
 const PARENTS: usize = 16;

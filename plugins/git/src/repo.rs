@@ -26,10 +26,14 @@ pub fn open(repo: Option<&str>) -> Result<gix::Repository, Error> {
     // every tracked file would be read and hashed: compare the modification
     // time and size, as `core.checkStat=minimal` makes git do. Files changed
     // after the index was written are still hashed (racy-git check).
+    // The index's checksum is not verified when it is read: git verifies it
+    // only in `git fsck`, and hashing a 10,000-entry index with
+    // collision-detecting SHA-1 took 3% of a status.
     let options = gix::open::Options::isolated().config_overrides([
         "core.fileMode=false",
         "core.trustCTime=false",
         "core.checkStat=minimal",
+        "index.skipHash=true",
     ]);
     let mut repo =
         gix::open_opts(&path, options).map_err(|error| not_a_repository(&path, &error))?;

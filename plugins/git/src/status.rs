@@ -96,6 +96,7 @@ pub fn items(
     unstaged: bool,
 ) -> Result<Vec<gix::status::Item>, Error> {
     repo::workdir(repo)?;
+    let context = format!("cannot compute the status{}", repo::borrowed(repo));
     let mode = if untracked {
         gix::status::UntrackedFiles::Collapsed
     } else {
@@ -103,12 +104,7 @@ pub fn items(
     };
     let mut platform = repo
         .status(gix::progress::Discard)
-        .map_err(|e| {
-            fail(
-                &format!("cannot compute the status{}", repo::borrowed(repo)),
-                e,
-            )
-        })?
+        .map_err(|e| fail(&context, e))?
         .untracked_files(mode)
         .index_worktree_rewrites(None)
         .tree_index_track_renames(gix::status::tree_index::TrackRenames::Given(
@@ -122,29 +118,57 @@ pub fn items(
         .cloned()
         .into_iter()
         .collect();
-    let iter = platform.into_iter(patterns).map_err(|e| {
-        fail(
-            &format!("cannot compute the status{}", repo::borrowed(repo)),
-            e,
-        )
-    })?;
     let mut items = Vec::new();
-    for item in iter {
-        let item = item.map_err(|e| {
-            fail(
-                &format!("cannot compute the status{}", repo::borrowed(repo)),
-                e,
-            )
-        })?;
-        let keep = match &item {
-            gix::status::Item::TreeIndex(_) => staged,
-            gix::status::Item::IndexWorktree(_) => unstaged,
-        };
-        if keep {
-            items.push(item);
+    if staged && !index_is_tree(repo, tree) {
+        for item in platform
+            .into_iter(patterns)
+            .map_err(|e| fail(&context, e))?
+        {
+            let item = item.map_err(|e| fail(&context, e))?;
+            let keep = match &item {
+                gix::status::Item::TreeIndex(_) => staged,
+                gix::status::Item::IndexWorktree(_) => unstaged,
+            };
+            if keep {
+                items.push(item);
+            }
+        }
+    } else if unstaged {
+        // Nothing staged, or not asked for: the index against the working
+        // tree alone, without reading every tree of `tree`.
+        let iter = platform
+            .into_index_worktree_iter(patterns)
+            .map_err(|e| fail(&context, e))?;
+        for item in iter {
+            let item = item.map_err(|e| fail(&context, e))?;
+            items.push(gix::status::Item::IndexWorktree(item));
         }
     }
     Ok(items)
+}
+
+/// Whether the index records exactly the tree `tree` (default: HEAD's), so
+/// that nothing is staged: its cache tree covers every entry and names that
+/// tree. Git trusts the cache tree the same way when it compares the index
+/// with a tree. `false` when the cache tree is missing or out of date.
+fn index_is_tree(repo: &gix::Repository, tree: Option<ObjectId>) -> bool {
+    let Ok(index) = repo.index_or_empty() else {
+        return false;
+    };
+    let Some(cache) = index.tree() else {
+        return false;
+    };
+    let covered = cache
+        .num_entries
+        .is_some_and(|count| usize::try_from(count).ok() == Some(index.entries().len()));
+    let tree = match tree {
+        Some(tree) => tree,
+        None => match repo.head_tree_id_or_empty() {
+            Ok(id) => id.detach(),
+            Err(_) => return false,
+        },
+    };
+    covered && cache.id == tree
 }
 
 /// Runs `git_status`.
