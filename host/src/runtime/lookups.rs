@@ -28,7 +28,7 @@
 //! what is statted relative to it is one normal name, never followed. Any
 //! other path (one name, `..`, `.`, an empty or trailing component, a final
 //! symlink to follow) is statted from the descriptor as wasmtime-wasi does.
-//! A descriptor that is not a directory goes to wasmtime-wasi. The answers
+//! A descriptor that is a file gets `not-directory`, as from wasmtime-wasi. The answers
 //! (types, sizes, times, error codes, hashes) are wasmtime-wasi's; the tests
 //! compare them on every kind of path.
 //!
@@ -48,11 +48,10 @@ use cap_primitives::fs::{FileTypeExt, FollowSymlinks, Metadata, MetadataExt};
 use wasmtime::StoreContextMut;
 use wasmtime::component::{Linker, Resource, ResourceTable, ResourceType};
 use wasmtime_wasi::WasiView;
-use wasmtime_wasi::filesystem::{Descriptor, WasiFilesystemView};
+use wasmtime_wasi::filesystem::Descriptor;
 use wasmtime_wasi::p2::bindings::clocks::wall_clock::Datetime;
 use wasmtime_wasi::p2::bindings::filesystem::types::{
-    DescriptorStat, DescriptorType, DirectoryEntry, ErrorCode, HostDescriptor, MetadataHashValue,
-    PathFlags,
+    DescriptorStat, DescriptorType, DirectoryEntry, ErrorCode, MetadataHashValue, PathFlags,
 };
 
 use crate::runtime::sandbox::FILESYSTEM_TYPES;
@@ -125,36 +124,21 @@ pub fn add_to_linker<T: LookupView + 'static>(linker: &mut Linker<T>) -> Result<
     type PathArgs = (Resource<Descriptor>, PathFlags, String);
     linker.allow_shadowing(true);
     let mut types = linker.instance(FILESYSTEM_TYPES)?;
-    types.func_wrap_async(
+    types.func_wrap(
         "[method]descriptor.stat-at",
         |mut store: StoreContextMut<'_, T>, (descriptor, flags, path): PathArgs| {
-            Box::new(async move {
-                let state = store.data_mut();
-                if let Some(answer) = stat_at(state, &descriptor, flags, &path) {
-                    return Ok((answer,));
-                }
-                let mut view = state.filesystem();
-                match HostDescriptor::stat_at(&mut view, descriptor, flags, path).await {
-                    Ok(stat) => Ok((Ok(stat),)),
-                    Err(error) => Ok((Err(error.downcast()?),)),
-                }
-            })
+            Ok((stat_at(store.data_mut(), &descriptor, flags, &path)?,))
         },
     )?;
-    types.func_wrap_async(
+    types.func_wrap(
         "[method]descriptor.metadata-hash-at",
         |mut store: StoreContextMut<'_, T>, (descriptor, flags, path): PathArgs| {
-            Box::new(async move {
-                let state = store.data_mut();
-                if let Some(answer) = metadata_hash_at(state, &descriptor, flags, &path) {
-                    return Ok((answer,));
-                }
-                let mut view = state.filesystem();
-                match HostDescriptor::metadata_hash_at(&mut view, descriptor, flags, path).await {
-                    Ok(hash) => Ok((Ok(hash),)),
-                    Err(error) => Ok((Err(error.downcast()?),)),
-                }
-            })
+            Ok((metadata_hash_at(
+                store.data_mut(),
+                &descriptor,
+                flags,
+                &path,
+            )?,))
         },
     )?;
     types.resource(
@@ -185,40 +169,41 @@ pub fn add_to_linker<T: LookupView + 'static>(linker: &mut Linker<T>) -> Result<
     Ok(())
 }
 
-/// `stat-at`, when `descriptor` is a directory; `None` leaves it to
-/// wasmtime-wasi.
+/// `stat-at`. Relative to a file, as wasmtime-wasi: not a directory.
 fn stat_at<T: LookupView>(
     state: &mut T,
     descriptor: &Resource<Descriptor>,
     flags: PathFlags,
     path: &str,
-) -> Option<Result<DescriptorStat, ErrorCode>> {
-    let root = directory(state.ctx().table, descriptor)?;
+) -> wasmtime::Result<Result<DescriptorStat, ErrorCode>> {
+    let Some(root) = directory(state.ctx().table, descriptor)? else {
+        return Ok(Err(ErrorCode::NotDirectory));
+    };
     let follow = flags.contains(PathFlags::SYMLINK_FOLLOW);
     let found = state.lookups().look(&root, follow, path);
-    Some(found.map(|(stat, _)| stat).map_err(ErrorCode::from))
+    Ok(found.map(|(stat, _)| stat).map_err(ErrorCode::from))
 }
 
-/// `metadata-hash-at`, when `descriptor` is a directory; `None` leaves it to
-/// wasmtime-wasi.
+/// `metadata-hash-at`. Relative to a file, as wasmtime-wasi: not a
+/// directory.
 fn metadata_hash_at<T: LookupView>(
     state: &mut T,
     descriptor: &Resource<Descriptor>,
     flags: PathFlags,
     path: &str,
-) -> Option<Result<MetadataHashValue, ErrorCode>> {
-    let root = directory(state.ctx().table, descriptor)?;
+) -> wasmtime::Result<Result<MetadataHashValue, ErrorCode>> {
+    let Some(root) = directory(state.ctx().table, descriptor)? else {
+        return Ok(Err(ErrorCode::NotDirectory));
+    };
     let follow = flags.contains(PathFlags::SYMLINK_FOLLOW);
     let lookups = state.lookups();
     if let Some(identity) = lookups.listed(&root, follow, path) {
-        return Some(Ok(metadata_hash(identity)));
+        return Ok(Ok(metadata_hash(identity)));
     }
     let found = lookups.look(&root, follow, path);
-    Some(
-        found
-            .map(|(_, identity)| metadata_hash(identity))
-            .map_err(ErrorCode::from),
-    )
+    Ok(found
+        .map(|(_, identity)| metadata_hash(identity))
+        .map_err(ErrorCode::from))
 }
 
 /// `read-directory`: a [`Listing`] of the directory `descriptor`.
@@ -227,10 +212,7 @@ fn read_directory<T: LookupView>(
     descriptor: &Resource<Descriptor>,
 ) -> wasmtime::Result<Result<Resource<Listing>, ErrorCode>> {
     let table = state.ctx().table;
-    let Some(dir) = directory(table, descriptor) else {
-        // As wasmtime-wasi: a handle that is not this call's traps, a file
-        // is not a directory.
-        table.get(descriptor)?;
+    let Some(dir) = directory(table, descriptor)? else {
         return Ok(Err(ErrorCode::NotDirectory));
     };
     match list(&dir) {
@@ -263,13 +245,17 @@ fn read_directory_entry<T: LookupView>(
     Ok(next.map(|entry| entry.map(|(entry, _)| entry)))
 }
 
-/// The directory `descriptor` names, if it is one of this call's directory
-/// descriptors.
-fn directory(table: &ResourceTable, descriptor: &Resource<Descriptor>) -> Option<Arc<File>> {
-    match table.get(descriptor) {
-        Ok(Descriptor::Dir(dir)) => Some(dir.dir.clone()),
-        _ => None,
-    }
+/// The directory `descriptor` names; `None` if it is a file. A handle that
+/// is not this call's is an error, which traps the guest, as in
+/// wasmtime-wasi.
+fn directory(
+    table: &ResourceTable,
+    descriptor: &Resource<Descriptor>,
+) -> wasmtime::Result<Option<Arc<File>>> {
+    Ok(match table.get(descriptor)? {
+        Descriptor::Dir(dir) => Some(dir.dir.clone()),
+        Descriptor::File(_) => None,
+    })
 }
 
 impl Lookups {
@@ -522,7 +508,7 @@ mod tests {
         let root = dir.join("root");
         let outside = dir.join("outside");
         for path in [root.join("dir/sub"), outside.clone(), dir.join("root-evil")] {
-            std::fs::create_dir_all(path).expect("a directory");
+            std::fs::create_dir_all(path).expect("no trap");
         }
         for (path, text) in [
             (root.join("file"), "hello"),
@@ -639,12 +625,12 @@ mod tests {
         for path in PATHS {
             for flags in [PathFlags::empty(), PathFlags::SYMLINK_FOLLOW] {
                 state.lookups.count_call();
-                let ours = stat_at(&mut state, &borrow(rep), flags, path).expect("a directory");
+                let ours = stat_at(&mut state, &borrow(rep), flags, path).expect("no trap");
                 let theirs = wasmtime_stat(&mut state, rep, flags, path).await;
                 assert_eq!(format!("{ours:?}"), theirs, "stat-at {path:?} {flags:?}");
                 state.lookups.count_call();
                 let ours =
-                    metadata_hash_at(&mut state, &borrow(rep), flags, path).expect("a directory");
+                    metadata_hash_at(&mut state, &borrow(rep), flags, path).expect("no trap");
                 let theirs = wasmtime_hash(&mut state, rep, flags, path).await;
                 assert_eq!(
                     format!("{ours:?}"),
@@ -661,7 +647,7 @@ mod tests {
         ] {
             state.lookups.count_call();
             let answer = stat_at(&mut state, &borrow(rep), PathFlags::empty(), path);
-            assert!(matches!(answer, Some(Err(_))), "{path}: {answer:?}");
+            assert!(matches!(answer, Ok(Err(_))), "{path}: {answer:?}");
         }
     }
 
@@ -675,14 +661,14 @@ mod tests {
             PathFlags::empty(),
             "dir/file",
         ) {
-            Some(Ok(stat)) => stat.size,
+            Ok(Ok(stat)) => stat.size,
             other => panic!("no stat: {other:?}"),
         };
         // wasi-libc's pair: the hash, then the stat, answered from one look.
         state.lookups.count_call();
         let hash = metadata_hash_at(&mut state, &borrow(rep), PathFlags::empty(), "dir/file");
         let theirs = wasmtime_hash(&mut state, rep, PathFlags::empty(), "dir/file").await;
-        assert_eq!(format!("{:?}", hash.expect("a directory")), theirs);
+        assert_eq!(format!("{:?}", hash.expect("no trap")), theirs);
         state.lookups.count_call();
         assert_eq!(size(&mut state), 6);
         // Another host call came between: the next stat looks again.
@@ -697,7 +683,7 @@ mod tests {
         std::fs::write(dir.path().join("root/dir/file"), "longest of all").expect("a write");
         state.lookups.count_call();
         let hash = metadata_hash_at(&mut state, &borrow(rep), PathFlags::empty(), "dir/file");
-        assert!(matches!(hash, Some(Ok(_))));
+        assert!(matches!(hash, Ok(Ok(_))));
         state.lookups.count_call();
         assert_eq!(
             size(&mut state),
@@ -733,7 +719,7 @@ mod tests {
             let Some(entry) = entry else { break };
             state.lookups.count_call();
             let hash = metadata_hash_at(state, &borrow(dir), PathFlags::empty(), &entry.name)
-                .expect("a directory");
+                .expect("no trap");
             let theirs = wasmtime_hash(state, dir, PathFlags::empty(), &entry.name).await;
             assert_eq!(format!("{hash:?}"), theirs, "the hash of {}", entry.name);
             ours.push(format!("{} {:?}", entry.name, entry.type_));
@@ -782,6 +768,11 @@ mod tests {
             .map_err(|error| error.downcast().expect("an error code"));
         assert!(ours.is_err());
         assert_eq!(format!("{:?}", ours.err()), format!("{:?}", theirs.err()));
-        assert!(stat_at(&mut state, &borrow(file.rep()), PathFlags::empty(), "x").is_none());
+        let ours = stat_at(&mut state, &borrow(file.rep()), PathFlags::empty(), "x");
+        let theirs = wasmtime_stat(&mut state, file.rep(), PathFlags::empty(), "x").await;
+        assert_eq!(format!("{:?}", ours.expect("no trap")), theirs);
+        let ours = metadata_hash_at(&mut state, &borrow(file.rep()), PathFlags::empty(), "x");
+        let theirs = wasmtime_hash(&mut state, file.rep(), PathFlags::empty(), "x").await;
+        assert_eq!(format!("{:?}", ours.expect("no trap")), theirs);
     }
 }
