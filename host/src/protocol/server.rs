@@ -435,11 +435,13 @@ impl Server {
 
     /// Who answers a plugin's questions during the request of `cx`: a
     /// 2025-11-25 session's client, or (2026-07-28) the answers the request
-    /// carries, checked against `binding`.
+    /// carries, checked against the binding of `method`, `name` and the
+    /// `arguments` (made only for a 2026-07-28 request).
     fn asker(
         &self,
         cx: &RequestContext<RoleServer>,
-        binding: &[u8],
+        (method, name): (&str, &str),
+        arguments: impl FnOnce() -> Value,
         state: Option<&str>,
         responses: Option<rmcp::model::InputResponses>,
     ) -> Result<Asker, ErrorData> {
@@ -447,11 +449,28 @@ impl Server {
             .protocol_version()
             .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
         Ok(if stateless {
-            let client = StatelessClient::of(cx, &self.state_key, binding, state, responses)?;
-            Asker::Stateless(Arc::new(client))
+            let binding = relay::binding(method, name, &arguments());
+            let client = StatelessClient::of(cx, &self.state_key, &binding, state, responses)?;
+            Asker::Stateless(Arc::new(client), binding)
         } else {
             Asker::Session(Arc::new(PeerClient::of(cx)))
         })
+    }
+
+    /// The toolbox, when a loaded plugin offers `capability` (`offers`
+    /// says); else -32601 for `method`, as for a capability not declared.
+    async fn offering(
+        &self,
+        method: &str,
+        capability: &str,
+        offers: impl FnOnce(&Toolbox) -> bool,
+    ) -> Result<Arc<Toolbox>, ErrorData> {
+        let toolbox = self.toolbox().await?;
+        if offers(&toolbox) {
+            Ok(toolbox)
+        } else {
+            Err(not_offered(method, capability))
+        }
     }
 
     /// The directories this session's calls see instead of the configured
@@ -723,7 +742,7 @@ fn capabilities(toolbox: Option<&Toolbox>) -> ServerCapabilities {
         .enable_logging()
         .build();
     if let Some(toolbox) = toolbox {
-        if !toolbox.resource_plugins().is_empty() {
+        if toolbox.serves_resources() {
             let mut resources = ResourcesCapability::default();
             resources.subscribe = Some(true);
             capabilities.resources = Some(resources);
@@ -784,15 +803,15 @@ async fn follow(server: Server, peer: Peer<RoleServer>, uri: String, last: [u8; 
 enum Asker {
     /// A 2025-11-25 session's client, asked directly.
     Session(Arc<PeerClient>),
-    /// A 2026-07-28 request's answers.
-    Stateless(Arc<StatelessClient>),
+    /// A 2026-07-28 request's answers, and the request's binding.
+    Stateless(Arc<StatelessClient>, Vec<u8>),
 }
 
 impl Asker {
     fn client(&self) -> Arc<dyn ClientAsk> {
         match self {
             Asker::Session(client) => client.clone(),
-            Asker::Stateless(client) => client.clone(),
+            Asker::Stateless(client, _) => client.clone(),
         }
     }
 
@@ -800,11 +819,10 @@ impl Asker {
     fn answer(
         &self,
         key: &StateKey,
-        binding: &[u8],
         interruption: Interruption,
     ) -> Result<InputRequiredResult, ErrorData> {
         match self {
-            Asker::Stateless(client) => client.answer(key, binding, interruption),
+            Asker::Stateless(client, binding) => client.answer(key, binding, interruption),
             // A session's client is asked directly: nothing stops a run.
             Asker::Session(_) => Err(ErrorData::internal_error(
                 format!("the run stopped: {interruption}"),
@@ -965,11 +983,10 @@ impl ServerHandler for Server {
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
         let progress_token = cx.meta.get_progress_token();
-        let arguments = Value::Object(request.arguments.clone().unwrap_or_default());
-        let binding = relay::binding("tools/call", &name, &arguments);
         let asker = self.asker(
             &cx,
-            &binding,
+            ("tools/call", &name),
+            || Value::Object(request.arguments.clone().unwrap_or_default()),
             request.request_state.as_deref(),
             request.input_responses,
         )?;
@@ -1010,7 +1027,7 @@ impl ServerHandler for Server {
         match result? {
             Ok(result) => Ok(CallToolResponse::from(result)),
             Err(interruption) => asker
-                .answer(&self.state_key, &binding, interruption)
+                .answer(&self.state_key, interruption)
                 .map(CallToolResponse::from),
         }
     }
@@ -1020,10 +1037,11 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let toolbox = self.toolbox().await?;
-        if toolbox.prompts().is_empty() {
-            return Err(not_offered("prompts/list", "prompts"));
-        }
+        let toolbox = self
+            .offering("prompts/list", "prompts", |toolbox| {
+                !toolbox.prompts().is_empty()
+            })
+            .await?;
         let prompts = toolbox.prompts().iter().map(|p| p.item.clone()).collect();
         Ok(ListPromptsResult::with_all_items(prompts))
     }
@@ -1033,10 +1051,11 @@ impl ServerHandler for Server {
         request: GetPromptRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        let toolbox = self.toolbox().await?;
-        if toolbox.prompts().is_empty() {
-            return Err(not_offered("prompts/get", "prompts"));
-        }
+        let toolbox = self
+            .offering("prompts/get", "prompts", |toolbox| {
+                !toolbox.prompts().is_empty()
+            })
+            .await?;
         let name = request.name;
         let Some(offered) = toolbox.prompt(&name).cloned() else {
             return Err(ErrorData::invalid_params(
@@ -1046,11 +1065,10 @@ impl ServerHandler for Server {
                 None,
             ));
         };
-        let given = Value::Object(request.arguments.clone().unwrap_or_default());
-        let binding = relay::binding("prompts/get", &name, &given);
         let asker = self.asker(
             &cx,
-            &binding,
+            ("prompts/get", &name),
+            || Value::Object(request.arguments.clone().unwrap_or_default()),
             request.request_state.as_deref(),
             request.input_responses,
         )?;
@@ -1070,7 +1088,7 @@ impl ServerHandler for Server {
                 .map(GetPromptResponse::from)
                 .map_err(|failure| failure_error(failure, None)),
             Err(interruption) => asker
-                .answer(&self.state_key, &binding, interruption)
+                .answer(&self.state_key, interruption)
                 .map(GetPromptResponse::from),
         }
     }
@@ -1080,11 +1098,10 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         cx: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let toolbox = self.toolbox().await?;
+        let toolbox = self
+            .offering("resources/list", "resources", Toolbox::serves_resources)
+            .await?;
         let plugins = toolbox.resource_plugins();
-        if plugins.is_empty() {
-            return Err(not_offered("resources/list", "resources"));
-        }
         // Each plugin lists its resources now, with its mounts; one that
         // fails is logged and left out, and the others are listed.
         let lists = plugins.iter().map(|plugin| {
@@ -1121,10 +1138,13 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let toolbox = self.toolbox().await?;
-        if toolbox.resource_plugins().is_empty() {
-            return Err(not_offered("resources/templates/list", "resources"));
-        }
+        let toolbox = self
+            .offering(
+                "resources/templates/list",
+                "resources",
+                Toolbox::serves_resources,
+            )
+            .await?;
         let templates = toolbox.templates().iter().map(|t| t.item.clone()).collect();
         Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
@@ -1134,16 +1154,15 @@ impl ServerHandler for Server {
         request: ReadResourceRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let toolbox = self.toolbox().await?;
-        if toolbox.resource_plugins().is_empty() {
-            return Err(not_offered("resources/read", "resources"));
-        }
+        let toolbox = self
+            .offering("resources/read", "resources", Toolbox::serves_resources)
+            .await?;
         let uri = request.uri;
         let version = cx.protocol_version();
-        let binding = relay::binding("resources/read", &uri, &Value::Null);
         let asker = self.asker(
             &cx,
-            &binding,
+            ("resources/read", &uri),
+            || Value::Null,
             request.request_state.as_deref(),
             request.input_responses,
         )?;
@@ -1166,7 +1185,7 @@ impl ServerHandler for Server {
                     return Err(failure_error(failure, Some((&uri, &version))));
                 }
                 Err(interruption) => {
-                    let answer = asker.answer(&self.state_key, &binding, interruption);
+                    let answer = asker.answer(&self.state_key, interruption);
                     return answer.map(ReadResourceResponse::from);
                 }
             }
@@ -1185,10 +1204,12 @@ impl ServerHandler for Server {
         request: SubscribeRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let toolbox = self.toolbox().await?;
-        if toolbox.resource_plugins().is_empty() {
-            return Err(not_offered("resources/subscribe", "resources"));
-        }
+        self.offering(
+            "resources/subscribe",
+            "resources",
+            Toolbox::serves_resources,
+        )
+        .await?;
         let uri = request.uri;
         let version = cx.protocol_version();
         let Some(first) = self.digest_of(&uri, cx.ct.clone()).await? else {
@@ -1302,10 +1323,9 @@ impl ServerHandler for Server {
         request: CompleteRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        let toolbox = self.toolbox().await?;
-        if !toolbox.completes() {
-            return Err(not_offered("completion/complete", "completions"));
-        }
+        let toolbox = self
+            .offering("completion/complete", "completions", Toolbox::completes)
+            .await?;
         let (target, plugin) = match &request.r#ref {
             Reference::Prompt(reference) => {
                 let offered = toolbox.prompt(&reference.name).ok_or_else(|| {

@@ -299,6 +299,11 @@ impl Toolbox {
             .find(|t| t.item.uri_template == uri_template)
     }
 
+    /// Whether any plugin offers resources or resource templates.
+    pub fn serves_resources(&self) -> bool {
+        !self.resources.is_empty() || !self.templates.is_empty()
+    }
+
     /// The plugins that offer resources (fixed ones or templates), each once,
     /// in configuration order.
     pub fn resource_plugins(&self) -> Vec<Arc<Plugin>> {
