@@ -261,7 +261,7 @@ fn directory(
 impl Lookups {
     /// Counts one host call of the guest's. The store's call hook calls it
     /// each time the guest calls the host (and for wasmtime's own calls out
-    /// of wasm, which only makes [`Lookups::look`] stat more often).
+    /// of wasm, which only make the lookups stat more often).
     pub fn count_call(&mut self) {
         self.calls += 1;
     }
