@@ -56,9 +56,10 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{
 
 use crate::runtime::sandbox::FILESYSTEM_TYPES;
 
-/// How many parent directories one call keeps open. A walk in path order
+/// How many parent directories one call keeps open: descriptors of the
+/// call's own, so they come out of its handle budget. A walk in path order
 /// (an index, a directory tree) needs one or two at a time.
-const PARENTS: usize = 16;
+pub const PARENTS: usize = 4;
 
 /// The per-call state of the replaced calls: the parent directories kept
 /// open, what the last stat found, and the last entry listed.

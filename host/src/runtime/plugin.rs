@@ -648,7 +648,8 @@ impl Plugin {
         let memory_bytes =
             usize::try_from(limits.memory_mb.saturating_mul(1024 * 1024)).unwrap_or(usize::MAX);
         let mut table = ResourceTable::new();
-        table.set_max_capacity(self.engine.handles_per_call());
+        // The lookups' open parent directories are the call's too.
+        table.set_max_capacity(self.engine.handles_per_call() - lookups::PARENTS);
         let state = CallState {
             wasi,
             http: WasiHttpCtx::new(),
