@@ -8,7 +8,8 @@
 //! origin gets 403) and bearer-token authentication (a missing or wrong
 //! token gets 401 with `WWW-Authenticate`). Listening on a non-loopback
 //! address without a token is refused. SIGTERM or SIGINT lets running calls
-//! finish for the grace period, interrupts the rest, and returns.
+//! finish for the grace period, interrupts the rest, waits (a second at
+//! most) for their answers to be sent on their POSTs' streams, and returns.
 //!
 //! Sessions are `sessions::Sessions`: rmcp's, with SSE streams that a
 //! client can resume with `Last-Event-ID` after its connection drops. `DELETE`
@@ -21,14 +22,17 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::serve::ListenerExt;
+use http_body_util::BodyExt;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
@@ -113,10 +117,15 @@ pub async fn serve_http_until(
     let service =
         StreamableHttpService::new(move || Ok(template.session()), sessions.clone(), config);
     let auth = Arc::new(options.token.clone());
+    let answering = Answering::default();
     // The last layer runs first: no session is looked up before the token
     // is checked.
     let app = axum::Router::new()
         .nest_service("/mcp", service)
+        .layer(middleware::from_fn_with_state(
+            answering.clone(),
+            count_answers,
+        ))
         .layer(middleware::from_fn_with_state(sessions, delete_status))
         .layer(middleware::from_fn_with_state(auth, authenticate));
 
@@ -142,6 +151,9 @@ pub async fn serve_http_until(
             stop.cancelled().await;
             tracing::info!("shutting down");
             server.drain(grace).await;
+            // The interrupted calls were answered; the answers travel on
+            // their POSTs' streams, which end once they are written.
+            answering.settle(ANSWERS_WAIT).await;
             // Ends the sessions' open SSE streams, so connections close.
             sessions_stop.cancel();
         })
@@ -149,6 +161,54 @@ pub async fn serve_http_until(
         .context("the HTTP server failed")?;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// How long shutdown waits for answers still being sent.
+const ANSWERS_WAIT: Duration = Duration::from_secs(1);
+
+/// How many POST responses are still being sent. A request's answer goes
+/// out on its POST's response stream, which ends after it.
+#[derive(Clone, Default)]
+struct Answering(Arc<AtomicUsize>);
+
+/// One POST response being sent; dropped with its body.
+struct Sending(Arc<AtomicUsize>);
+
+impl Drop for Sending {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Answering {
+    /// Waits until no POST response is being sent, or `wait` has passed.
+    async fn settle(&self, wait: Duration) {
+        let cutoff = tokio::time::Instant::now() + wait;
+        while self.0.load(Ordering::Acquire) > 0 && tokio::time::Instant::now() < cutoff {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+/// Counts each POST from its arrival until its response body has been sent
+/// (or dropped with a closed connection).
+async fn count_answers(
+    State(answering): State<Answering>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    answering.0.fetch_add(1, Ordering::AcqRel);
+    let sending = Sending(answering.0.clone());
+    let response = next.run(request).await;
+    response.map(|body| {
+        Body::new(body.map_frame(move |frame| {
+            let _ = &sending;
+            frame
+        }))
+    })
 }
 
 /// Checks `Authorization: Bearer <token>` when a token is set.
