@@ -125,11 +125,7 @@ pub fn items(
             .map_err(|e| fail(&context, e))?
         {
             let item = item.map_err(|e| fail(&context, e))?;
-            let keep = match &item {
-                gix::status::Item::TreeIndex(_) => staged,
-                gix::status::Item::IndexWorktree(_) => unstaged,
-            };
-            if keep {
+            if unstaged || matches!(item, gix::status::Item::TreeIndex(_)) {
                 items.push(item);
             }
         }

@@ -148,26 +148,20 @@ pub mod scaffold;
 pub const WIT: &[Embedded] = &[
     (
         "plugin.wit",
-        include_str!("../../../wit/deps/plugin-0.1.0.wit"),
+        include_str!("../../wit/deps/plugin-0.1.0.wit"),
     ),
-    ("deps/cli.wit", include_str!("../../../wit/deps/cli.wit")),
-    (
-        "deps/clocks.wit",
-        include_str!("../../../wit/deps/clocks.wit"),
-    ),
+    ("deps/cli.wit", include_str!("../../wit/deps/cli.wit")),
+    ("deps/clocks.wit", include_str!("../../wit/deps/clocks.wit")),
     (
         "deps/filesystem.wit",
-        include_str!("../../../wit/deps/filesystem.wit"),
+        include_str!("../../wit/deps/filesystem.wit"),
     ),
-    ("deps/http.wit", include_str!("../../../wit/deps/http.wit")),
-    ("deps/io.wit", include_str!("../../../wit/deps/io.wit")),
-    (
-        "deps/random.wit",
-        include_str!("../../../wit/deps/random.wit"),
-    ),
+    ("deps/http.wit", include_str!("../../wit/deps/http.wit")),
+    ("deps/io.wit", include_str!("../../wit/deps/io.wit")),
+    ("deps/random.wit", include_str!("../../wit/deps/random.wit")),
     (
         "deps/sockets.wit",
-        include_str!("../../../wit/deps/sockets.wit"),
+        include_str!("../../wit/deps/sockets.wit"),
     ),
 ];
 
