@@ -39,7 +39,6 @@
 use std::collections::VecDeque;
 use std::fs::File;
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::os::unix::fs::DirEntryExt;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -365,51 +364,73 @@ fn split(path: &str) -> Option<(&str, &str)> {
     (parent.split('/').all(normal) && normal(name)).then_some((parent, name))
 }
 
+/// How many bytes of entries one `getdents64` may return: a directory of a
+/// few hundred names is read in one system call (and one more that finds
+/// the end).
+const LISTING_BUFFER: usize = 32 * 1024;
+
 /// The device of `dir`, and its entries, each with its type as
 /// wasmtime-wasi lists them and its inode number.
+///
+/// The entries are read from a new descriptor of `dir` (`.` opened relative
+/// to it), so that the listing's position is its own.
 fn list(dir: &File) -> std::io::Result<(u64, Vec<Entry>)> {
-    let device = cap_primitives::fs::Metadata::from_file(dir)?.dev();
+    use rustix::fs::{AtFlags, Mode, OFlags, RawDir, fstat, openat, statat};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let listed = openat(dir, c".", flags, Mode::empty())?;
+    let device = fstat(&listed)?.st_dev;
+    let mut buffer = Vec::with_capacity(LISTING_BUFFER);
+    let mut raw = RawDir::new(&listed, buffer.spare_capacity_mut());
     let mut entries = Vec::new();
-    for entry in cap_primitives::fs::read_base_dir(dir)? {
+    while let Some(entry) = raw.next() {
         let entry = match entry {
             Ok(entry) => entry,
             Err(error) => {
-                entries.push(Err(ErrorCode::from(error)));
-                continue;
+                entries.push(Err(ErrorCode::from(std::io::Error::from(error))));
+                break;
             }
         };
+        let name = entry.file_name();
+        if name == c"." || name == c".." {
+            continue;
+        }
         let kind = match entry.file_type() {
-            Ok(kind) if !is_unknown(&kind) => Ok(kind),
-            _ => entry.metadata().map(|meta| meta.file_type()),
+            rustix::fs::FileType::Unknown => statat(&listed, name, AtFlags::SYMLINK_NOFOLLOW)
+                .map(|stat| rustix::fs::FileType::from_raw_mode(stat.st_mode)),
+            kind => Ok(kind),
         };
-        let item = kind.map_err(ErrorCode::from).and_then(|kind| {
-            let name = entry
-                .file_name()
-                .into_string()
-                .map_err(|_| ErrorCode::IllegalByteSequence)?;
-            let entry_type = descriptor_type(kind);
-            Ok((
-                DirectoryEntry {
-                    type_: entry_type,
-                    name,
-                },
-                entry.ino(),
-            ))
-        });
+        let item = kind
+            .map_err(|error| ErrorCode::from(std::io::Error::from(error)))
+            .and_then(|kind| {
+                let name = name
+                    .to_str()
+                    .map_err(|_| ErrorCode::IllegalByteSequence)?
+                    .to_owned();
+                Ok((
+                    DirectoryEntry {
+                        type_: entry_type(kind),
+                        name,
+                    },
+                    entry.ino(),
+                ))
+            });
         entries.push(item);
     }
     Ok((device, entries))
 }
 
-/// Whether the listing did not say what an entry is.
-fn is_unknown(kind: &cap_primitives::fs::FileType) -> bool {
-    !(kind.is_dir()
-        || kind.is_file()
-        || kind.is_symlink()
-        || kind.is_block_device()
-        || kind.is_char_device()
-        || kind.is_fifo()
-        || kind.is_socket())
+/// A listed entry's type as wasmtime-wasi reports it (a FIFO or a socket
+/// is unknown).
+fn entry_type(kind: rustix::fs::FileType) -> DescriptorType {
+    use rustix::fs::FileType;
+    match kind {
+        FileType::Directory => DescriptorType::Directory,
+        FileType::Symlink => DescriptorType::SymbolicLink,
+        FileType::RegularFile => DescriptorType::RegularFile,
+        FileType::BlockDevice => DescriptorType::BlockDevice,
+        FileType::CharacterDevice => DescriptorType::CharacterDevice,
+        _ => DescriptorType::Unknown,
+    }
 }
 
 /// A file type as wasmtime-wasi reports it (a FIFO or a socket is unknown).
