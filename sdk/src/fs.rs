@@ -9,6 +9,10 @@ use std::path::{Path, PathBuf};
 use crate::__private::bindings::wasi::filesystem::preopens;
 use crate::Error;
 
+mod directory;
+
+pub use directory::{Directory, Kind, Metadata};
+
 /// The directories mounted for this call, in `plugins.toml` order.
 pub fn mounts() -> Vec<PathBuf> {
     preopens::get_directories()

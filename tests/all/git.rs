@@ -689,6 +689,117 @@ async fn status_and_worktree_diffs_match_git() {
     server.stop().await;
 }
 
+/// Sets the modification time of every entry of the working tree `dir` (not `.git`), symlinks
+/// themselves included, to `seconds` since the epoch.
+fn set_times(dir: &Path, seconds: u64) {
+    let status = Command::new("find")
+        .arg(dir)
+        .args(["-path", &dir.join(".git").to_string_lossy(), "-prune", "-o"])
+        .args([
+            "-exec",
+            "touch",
+            "-h",
+            "-d",
+            &format!("@{seconds}"),
+            "{}",
+            "+",
+        ])
+        .status()
+        .expect("run find");
+    assert!(status.success());
+}
+
+/// The status trusts a tracked file's metadata where git does: files untouched since an index
+/// written later are not read, and what changed under them (a directory swapped for a symlink to
+/// its copy, a file for a symlink, an edit that kept the old time) is judged as git judges it.
+#[tokio::test]
+async fn status_trusts_file_metadata_only_as_git_does() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    history(&dir);
+    for (path, contents) in [
+        ("deep/a/b/c.txt", "c\n"),
+        ("deep/a/d.txt", "d\n"),
+        ("linked/x.txt", "x\n"),
+        ("linked/y.txt", "y\n"),
+        ("typed.txt", "same.txt"),
+        ("same.txt", "same size\n"),
+        ("grown.txt", "small\n"),
+    ] {
+        write(&dir, path, contents);
+    }
+    commit(&dir, "more files");
+    // An hour ago for every file, then an index written now: nothing is racy, so the status
+    // decides from the metadata alone.
+    let an_hour_ago = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        - 3600;
+    set_times(&dir, an_hour_ago);
+    git(&dir, &["update-index", "-q", "--refresh"]);
+    let server = Server::start(&git_config(&fixture)).await;
+    let clean = structured(&server, "git_status", json!({})).await;
+    assert_eq!(
+        as_porcelain(&clean),
+        Vec::<(String, String)>::new(),
+        "{clean}"
+    );
+
+    // The files of `linked/`, moved with their times, seen again through a symlink.
+    std::fs::rename(dir.join("linked"), dir.join("linked-real")).unwrap();
+    std::os::unix::fs::symlink("linked-real", dir.join("linked")).unwrap();
+    // A file become a symlink of the same size.
+    std::fs::remove_file(dir.join("typed.txt")).unwrap();
+    std::os::unix::fs::symlink("same.txt", dir.join("typed.txt")).unwrap();
+    // Edits that keep the old time: one the size gives away, and one that only a new inode number
+    // gives away, which the plugin cannot see.
+    write(&dir, "grown.txt", "larger now\n");
+    write(&dir, "same.txt.new", "same SIZE\n");
+    std::fs::rename(dir.join("same.txt.new"), dir.join("same.txt")).unwrap();
+    std::fs::remove_file(dir.join("deep/a/d.txt")).unwrap();
+    write(&dir, "deep/a/b/c.txt", "c, changed\n");
+    set_times(&dir, an_hour_ago);
+
+    let status = structured(&server, "git_status", json!({})).await;
+    let unstaged = server.call("git_diff", json!({})).await.ok_text();
+    // The sandbox shows no change times or inode numbers, so the plugin compares as git does
+    // with these two settings (see `repo::open`); `same.txt` is the edit neither can see.
+    // (Git's own status would write the index it refreshes; these leave it as the plugin saw it.)
+    let shown = git(&dir, &["--no-optional-locks", "status", "--porcelain=v1"]);
+    assert!(shown.lines().any(|line| line == " M same.txt"), "{shown}");
+    let minimal = [
+        "--no-optional-locks",
+        "-c",
+        "core.checkStat=minimal",
+        "-c",
+        "core.trustCTime=false",
+    ];
+    let mut expected: Vec<(String, String)> = git(
+        &dir,
+        &[&minimal[..], &["status", "--porcelain=v1"]].concat(),
+    )
+    .lines()
+    .map(|line| (line[..2].to_owned(), line[3..].to_owned()))
+    .collect();
+    expected.sort_by(|a, b| a.1.cmp(&b.1));
+    assert_eq!(as_porcelain(&status), expected, "{status}");
+    for (code, path) in [
+        (" D", "linked/x.txt"),
+        (" T", "typed.txt"),
+        (" M", "grown.txt"),
+        (" M", "deep/a/b/c.txt"),
+        (" D", "deep/a/d.txt"),
+    ] {
+        assert!(
+            expected.contains(&(code.to_owned(), path.to_owned())),
+            "git's own answer changed: {expected:?}"
+        );
+    }
+    assert_eq!(unstaged, git(&dir, &[&minimal[..], &["diff"]].concat()));
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn conflicts_detached_head_upstream_empty_and_shallow_repositories() {
     let fixture = Fixture::new();

@@ -25,6 +25,10 @@ use crate::repo::{self, Text, fail, show_path};
 /// How much of a file's start is checked for NUL bytes, as git does.
 const BINARY_PROBE_BYTES: usize = 8000;
 
+/// The bits of a git mode that say what kind of entry it is (file, symlink,
+/// submodule).
+const S_IFMT: u32 = 0o170000;
+
 /// Arguments of `git_diff`.
 #[derive(Deserialize, JsonSchema)]
 #[serde(crate = "toolcell_sdk::serde", deny_unknown_fields)]
@@ -674,6 +678,29 @@ impl<'r> Renderer<'r> {
 
     /// The summary of one change and, with `patch`, its text.
     fn one(&self, change: &FileChange, patch: bool) -> Result<(FileStat, String), Error> {
+        // Git shows a change of type (a file become a symlink, say) as the
+        // deletion of the one and the creation of the other.
+        if let (true, Kind::Modified, Some(old), Some(new)) =
+            (patch, change.kind, &change.old, &change.new)
+            && old.mode & S_IFMT != new.mode & S_IFMT
+        {
+            let deleted = FileChange {
+                kind: Kind::Deleted,
+                old: Some(old.clone()),
+                new: None,
+                similarity: None,
+            };
+            let added = FileChange {
+                kind: Kind::Added,
+                old: None,
+                new: Some(new.clone()),
+                similarity: None,
+            };
+            let (stat, _) = self.one(change, false)?;
+            let (_, gone) = self.one(&deleted, true)?;
+            let (_, created) = self.one(&added, true)?;
+            return Ok((stat, gone + &created));
+        }
         let path = show_path(change.path());
         let mut stat = FileStat {
             path: path.clone(),

@@ -13,6 +13,8 @@
 //!   `git_show`; [`status`] is `git_status`; [`blame`] is `git_blame`.
 //! - [`diff`] is `git_diff`, and the changes and patch text `git_show` and
 //!   `git_status` share.
+//! - [`preload`] checks tracked files' metadata a directory at a time before
+//!   a status compares the working tree, as git's preload-index does.
 //!
 //! gix reads packs, indexes and the commit-graph through memmap2, which has
 //! no WASI backend; this crate's workspace patches it with `memmap/`, which
@@ -23,6 +25,7 @@
 pub mod blame;
 pub mod diff;
 pub mod log;
+pub mod preload;
 pub mod refs;
 pub mod repo;
 pub mod show;

@@ -14,6 +14,7 @@ use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Error, Output};
 
 use crate::diff::{self, Kind};
+use crate::preload;
 use crate::repo::{self, Text, fail, show_path};
 
 /// Arguments of `git_status`.
@@ -95,7 +96,7 @@ pub fn items(
     staged: bool,
     unstaged: bool,
 ) -> Result<Vec<gix::status::Item>, Error> {
-    repo::workdir(repo)?;
+    let workdir = repo::workdir(repo)?;
     let context = format!("cannot compute the status{}", repo::borrowed(repo));
     let mode = if untracked {
         gix::status::UntrackedFiles::Collapsed
@@ -118,6 +119,14 @@ pub fn items(
         .cloned()
         .into_iter()
         .collect();
+    // With no path to limit it, the working tree is compared whole: check
+    // every tracked file's metadata up front, a directory at a time.
+    if unstaged && patterns.is_empty() {
+        let shared = repo.index_or_empty().map_err(|e| fail(&context, e))?;
+        let mut index: gix::index::File = (**shared).clone();
+        preload::mark_unchanged(repo, &mut index, &workdir);
+        platform = platform.index(gix::worktree::IndexPersistedOrInMemory::InMemory(index));
+    }
     let mut items = Vec::new();
     if staged && !index_is_tree(repo, tree) {
         for item in platform

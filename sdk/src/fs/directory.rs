@@ -1,0 +1,164 @@
+//! Directories opened once and asked about many entries by name.
+
+use std::io;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::__private::bindings::wasi::clocks::wall_clock::Datetime;
+use crate::__private::bindings::wasi::filesystem::preopens;
+use crate::__private::bindings::wasi::filesystem::types::{
+    Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, OpenFlags, PathFlags,
+};
+
+/// A directory inside a mount, held open so that its entries can be
+/// looked at by name.
+///
+/// `std::fs` resolves every path from its mount: wasi-libc finds the mount,
+/// and the host walks the whole path again, for each file. A tool that
+/// looks at many files of the same directories (a status of a working tree,
+/// say) opens each directory once with [`Directory::open`] or
+/// [`Directory::open_child`] and asks [`Directory::metadata`] for each name:
+/// one host call per file, with one name to resolve.
+///
+/// Containment is the sandbox's, as for `std::fs`: a name is resolved
+/// beneath the directory, and nothing outside the mounts can be opened.
+pub struct Directory {
+    descriptor: Descriptor,
+}
+
+/// What [`Directory::metadata`] finds: the entry itself, never what a
+/// symlink points at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Metadata {
+    /// What the entry is.
+    pub kind: Kind,
+    /// Its size in bytes (for a symlink, the length of its target).
+    pub size: u64,
+    /// When its contents last changed, since the Unix epoch, if the file
+    /// system says.
+    pub modified: Option<Duration>,
+    /// When its metadata last changed, since the Unix epoch, if the file
+    /// system says.
+    pub changed: Option<Duration>,
+}
+
+/// What kind of entry [`Metadata`] describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Directory,
+    /// A symbolic link.
+    Symlink,
+    /// Anything else: a FIFO, a socket, a device.
+    Other,
+}
+
+impl Directory {
+    /// Opens the directory at `path`: absolute, or relative to the first
+    /// mount (as [`resolve`](super::resolve) takes it). Symlinks on the way
+    /// are followed as any path inside the mounts is.
+    pub fn open(path: &Path) -> io::Result<Directory> {
+        let path = super::resolve(&path.to_string_lossy())
+            .map_err(|error| io::Error::new(io::ErrorKind::NotFound, error.message()))?;
+        let (mount, rest) = preopens::get_directories()
+            .into_iter()
+            .filter_map(|(descriptor, mount)| {
+                let rest = path.strip_prefix(&mount).ok()?.to_str()?.to_owned();
+                Some((descriptor, rest))
+            })
+            .min_by_key(|(_, rest)| rest.len())
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("`{}` is in no mounted directory", path.display()),
+                )
+            })?;
+        if rest.is_empty() {
+            return Ok(Directory { descriptor: mount });
+        }
+        open(&mount, PathFlags::SYMLINK_FOLLOW, &rest)
+    }
+
+    /// Opens the entry `name` of this directory, which must be a directory
+    /// and not a symlink to one.
+    pub fn open_child(&self, name: &str) -> io::Result<Directory> {
+        open(&self.descriptor, PathFlags::empty(), plain(name)?)
+    }
+
+    /// The metadata of the entry `name` of this directory, without following
+    /// it if it is a symlink.
+    pub fn metadata(&self, name: &str) -> io::Result<Metadata> {
+        self.descriptor
+            .stat_at(PathFlags::empty(), plain(name)?)
+            .map(metadata)
+            .map_err(error)
+    }
+}
+
+/// `name` if it is one plain name: not empty, `.` or `..`, and without `/`.
+fn plain(name: &str) -> io::Result<&str> {
+    if matches!(name, "" | "." | "..") || name.contains('/') {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("`{name}` is not the name of a directory entry"),
+        ));
+    }
+    Ok(name)
+}
+
+fn open(parent: &Descriptor, follow: PathFlags, path: &str) -> io::Result<Directory> {
+    parent
+        .open_at(follow, path, OpenFlags::DIRECTORY, DescriptorFlags::READ)
+        .map(|descriptor| Directory { descriptor })
+        .map_err(error)
+}
+
+fn metadata(stat: DescriptorStat) -> Metadata {
+    let time = |datetime: Option<Datetime>| {
+        datetime.map(|time| Duration::new(time.seconds, time.nanoseconds))
+    };
+    Metadata {
+        kind: match stat.type_ {
+            DescriptorType::RegularFile => Kind::File,
+            DescriptorType::Directory => Kind::Directory,
+            DescriptorType::SymbolicLink => Kind::Symlink,
+            _ => Kind::Other,
+        },
+        size: stat.size,
+        modified: time(stat.data_modification_timestamp),
+        changed: time(stat.status_change_timestamp),
+    }
+}
+
+/// A WASI error as `std::io` names it.
+fn error(code: ErrorCode) -> io::Error {
+    let kind = match code {
+        ErrorCode::NoEntry => io::ErrorKind::NotFound,
+        ErrorCode::Access | ErrorCode::NotPermitted => io::ErrorKind::PermissionDenied,
+        ErrorCode::NotDirectory => io::ErrorKind::NotADirectory,
+        ErrorCode::IsDirectory => io::ErrorKind::IsADirectory,
+        ErrorCode::Invalid => io::ErrorKind::InvalidInput,
+        ErrorCode::InsufficientMemory => io::ErrorKind::OutOfMemory,
+        ErrorCode::Unsupported => io::ErrorKind::Unsupported,
+        _ => io::ErrorKind::Other,
+    };
+    io::Error::new(kind, format!("{code:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain;
+
+    #[test]
+    fn only_plain_names_are_entries() {
+        for name in ["a", "a b", ".git", "ünï", "..."] {
+            assert_eq!(plain(name).unwrap(), name);
+        }
+        for name in ["", ".", "..", "a/b", "/a", "a/"] {
+            let error = plain(name).unwrap_err();
+            assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput, "{name}");
+        }
+    }
+}
