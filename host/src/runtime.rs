@@ -5,6 +5,7 @@ pub mod builtin;
 pub mod contract;
 pub mod engine;
 pub mod features;
+pub mod files;
 pub mod lookups;
 pub mod plugin;
 pub mod sandbox;

@@ -202,6 +202,25 @@ pub mod __private {
         });
     }
 
+    /// `toolcell:files`, the host's extension (see `fs::Directory`), on the
+    /// WASI types of [`bindings`].
+    #[allow(unsafe_code, missing_docs, clippy::all)]
+    pub mod files {
+        wit_bindgen::generate!({
+            path: "../wit",
+            world: "toolcell:files/files@0.1.0",
+            runtime_path: "::toolcell_sdk::wit_bindgen::rt",
+            bitflags_path: "::toolcell_sdk::wit_bindgen::rt::bitflags",
+            with: {
+                "wasi:filesystem/types@0.2.12": crate::__private::bindings::wasi::filesystem::types,
+                "wasi:io/streams@0.2.12": crate::__private::bindings::wasi::io::streams,
+                "wasi:io/error@0.2.12": crate::__private::bindings::wasi::io::error,
+                "wasi:io/poll@0.2.12": crate::__private::bindings::wasi::io::poll,
+                "wasi:clocks/wall-clock@0.2.12": crate::__private::bindings::wasi::clocks::wall_clock,
+            },
+        });
+    }
+
     pub use bindings::exports::toolcell::plugin0_1_0::tools::{
         Call, Guest as ToolsGuest, ToolDescriptor, ToolResult,
     };

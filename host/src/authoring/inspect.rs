@@ -113,7 +113,7 @@ pub fn capabilities(interfaces: &Interfaces) -> Vec<Capability> {
         (
             "files",
             "granted with `mounts`, folders read-only or read-write",
-            &["wasi:filesystem/"],
+            &["wasi:filesystem/", "toolcell:files/"],
         ),
         (
             "environment variables",

@@ -248,7 +248,7 @@ fn read_directory_entry<T: LookupView>(
 /// The directory `descriptor` names; `None` if it is a file. A handle that
 /// is not this call's is an error, which traps the guest, as in
 /// wasmtime-wasi.
-fn directory(
+pub(crate) fn directory(
     table: &ResourceTable,
     descriptor: &Resource<Descriptor>,
 ) -> wasmtime::Result<Option<Arc<File>>> {
@@ -452,7 +452,7 @@ fn descriptor_type(kind: cap_primitives::fs::FileType) -> DescriptorType {
 
 /// `meta` as wasmtime-wasi's `stat-at` reports it. (Its "status change"
 /// time is the creation time.)
-fn descriptor_stat(meta: &Metadata) -> DescriptorStat {
+pub(crate) fn descriptor_stat(meta: &Metadata) -> DescriptorStat {
     let time = |time: std::io::Result<cap_primitives::time::SystemTime>| {
         let since = time
             .ok()?
@@ -487,7 +487,7 @@ fn metadata_hash(identity: (u64, u64)) -> MetadataHashValue {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::path::Path;
 
     use wasmtime::component::{Resource, ResourceTable};
@@ -502,7 +502,7 @@ mod tests {
         LookupView, Lookups, metadata_hash_at, read_directory, read_directory_entry, stat_at,
     };
 
-    struct State {
+    pub(crate) struct State {
         ctx: WasiCtx,
         table: ResourceTable,
         lookups: Lookups,
@@ -526,7 +526,7 @@ mod tests {
     /// A mount with files, directories, symlinks in and out, a FIFO, and
     /// siblings outside it; a state with the mount preopened, and the
     /// preopen's handle.
-    fn mount(dir: &Path) -> (State, u32) {
+    pub(crate) fn mount(dir: &Path) -> (State, u32) {
         let root = dir.join("root");
         let outside = dir.join("outside");
         for path in [root.join("dir/sub"), outside.clone(), dir.join("root-evil")] {
@@ -572,7 +572,7 @@ mod tests {
         (state, rep)
     }
 
-    const PATHS: &[&str] = &[
+    pub(crate) const PATHS: &[&str] = &[
         "file",
         "dir",
         "dir/file",
@@ -610,12 +610,17 @@ mod tests {
         "file/x",
     ];
 
-    fn borrow(rep: u32) -> Resource<Descriptor> {
+    pub(crate) fn borrow(rep: u32) -> Resource<Descriptor> {
         Resource::new_borrow(rep)
     }
 
     /// wasmtime-wasi's own answer to `stat-at`.
-    async fn wasmtime_stat(state: &mut State, rep: u32, flags: PathFlags, path: &str) -> String {
+    pub(crate) async fn wasmtime_stat(
+        state: &mut State,
+        rep: u32,
+        flags: PathFlags,
+        path: &str,
+    ) -> String {
         let answer = HostDescriptor::stat_at(
             &mut state.filesystem(),
             borrow(rep),

@@ -37,6 +37,7 @@ use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 use crate::config::{Limits, Mount, ToolOverride};
 use crate::runtime::engine::{Engine, TickGuard};
+use crate::runtime::files;
 use crate::runtime::lookups::{self, LookupView, Lookups};
 use crate::runtime::sandbox::{self, Grants, NetworkPolicy};
 
@@ -345,6 +346,7 @@ impl Imports {
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         sandbox::refuse_special_files(&mut linker)?;
         lookups::add_to_linker(&mut linker)?;
+        files::add_to_linker(&mut linker)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
         contract::host::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
         client::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;

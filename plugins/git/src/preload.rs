@@ -5,16 +5,17 @@
 //! directory on the way (none may be a symlink), then reads the file's
 //! metadata by its full path. In the sandbox each of those is a walk of
 //! `std::path` components, a look up of the mount in wasi-libc, and two host
-//! calls. [`mark_unchanged`] does the same check per directory instead: it
-//! opens each directory of the index once, without following symlinks, and
-//! asks for each file's metadata by name relative to it
-//! ([`toolcell_sdk::fs::Directory`]), one host call per file. An entry whose metadata matches the index, as gix would judge it, is
+//! calls. [`mark_unchanged`] asks for all of them at once instead
+//! ([`toolcell_sdk::fs::Directory::metadata_of_paths`]): one host call, which
+//! opens each directory once without following symlinks and stats the files
+//! on several threads, as git does.
+//!
+//! An entry whose metadata matches the index, as gix would judge it, is
 //! flagged `UPTODATE`, which gix's status then skips; every other entry
 //! (changed, missing, racy, a symlink on the way, a name it cannot take) is
 //! left for gix to judge in full. The flag only saves work: it is set
 //! exactly when gix would find the entry unchanged from its metadata alone.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -37,34 +38,34 @@ pub fn mark_unchanged(repo: &gix::Repository, index: &mut gix::index::File, work
         return;
     };
     let timestamp = index.timestamp();
-    let mut directories = HashMap::new();
     let (entries, backing) = index.entries_mut_and_pathbacking();
-    for entry in entries {
-        if entry.stage_raw() != 0
-            || !matches!(
-                entry.mode,
-                Mode::FILE | Mode::FILE_EXECUTABLE | Mode::SYMLINK
-            )
-            || entry.flags.intersects(
-                Flags::INTENT_TO_ADD
-                    | Flags::UPTODATE
-                    | Flags::SKIP_WORKTREE
-                    | Flags::ASSUME_VALID
-                    | Flags::FSMONITOR_VALID,
-            )
-        {
-            continue;
-        }
-        let Some((directory, name)) = split(entry.path_in(backing)) else {
+    // The entries worth checking, and their paths (in the index's order,
+    // which keeps each directory's files together).
+    let (positions, paths): (Vec<usize>, Vec<&str>) = entries
+        .iter()
+        .enumerate()
+        .filter(|(_, entry)| {
+            entry.stage_raw() == 0
+                && matches!(
+                    entry.mode,
+                    Mode::FILE | Mode::FILE_EXECUTABLE | Mode::SYMLINK
+                )
+                && !entry.flags.intersects(
+                    Flags::INTENT_TO_ADD
+                        | Flags::UPTODATE
+                        | Flags::SKIP_WORKTREE
+                        | Flags::ASSUME_VALID
+                        | Flags::FSMONITOR_VALID,
+                )
+        })
+        .filter_map(|(position, entry)| Some((position, checkable(entry.path_in(backing))?)))
+        .unzip();
+    let found = root.metadata_of_paths(&paths);
+    for (position, metadata) in positions.into_iter().zip(found) {
+        let Ok(metadata) = metadata else {
             continue;
         };
-        let parent = match directory {
-            None => Some(&root),
-            Some(directory) => open_directory(&mut directories, &root, directory),
-        };
-        let Some(Ok(metadata)) = parent.map(|parent| parent.metadata(name)) else {
-            continue;
-        };
+        let entry = &mut entries[position];
         if unchanged(entry, &metadata, options, fs.symlink)
             .is_some_and(|now| !now.is_racy(timestamp, options))
         {
@@ -119,41 +120,11 @@ fn time(since_epoch: Option<Duration>) -> Option<stat::Time> {
     })
 }
 
-/// `path` split into its directory (`None` at the top) and its name, or
-/// `None` for a path gix would check for itself: empty components, `.`,
-/// `..`, a `.git` anywhere, or bytes that are not UTF-8 (WASI names are
-/// strings).
-fn split(path: &BStr) -> Option<(Option<&str>, &str)> {
+/// `path` as a string, or `None` for a path gix would check for itself:
+/// empty components, `.`, `..`, a `.git` anywhere, or bytes that are not
+/// UTF-8 (WASI paths are strings).
+fn checkable(path: &BStr) -> Option<&str> {
     let path = path.to_str().ok()?;
-    if path
-        .split('/')
-        .any(|part| matches!(part, "" | "." | "..") || part.eq_ignore_ascii_case(".git"))
-    {
-        return None;
-    }
-    Some(match path.rsplit_once('/') {
-        Some((directory, name)) => (Some(directory), name),
-        None => (None, path),
-    })
-}
-
-/// `directory` (relative to the working tree `root`), opened from its
-/// parent without following symlinks, and kept in `open` with its parents
-/// (`None` for one that could not be opened): gix counts a file under a
-/// symlinked directory as deleted, and that judgment stays with gix.
-fn open_directory<'a>(
-    open: &'a mut HashMap<String, Option<Directory>>,
-    root: &Directory,
-    directory: &str,
-) -> Option<&'a Directory> {
-    if !open.contains_key(directory) {
-        let opened = match directory.rsplit_once('/') {
-            None => root.open_child(directory).ok(),
-            Some((parent, name)) => {
-                open_directory(open, root, parent).and_then(|parent| parent.open_child(name).ok())
-            }
-        };
-        open.insert(directory.to_owned(), opened);
-    }
-    open.get(directory)?.as_ref()
+    let odd = |name: &str| matches!(name, "" | "." | "..") || name.eq_ignore_ascii_case(".git");
+    (!path.split('/').any(odd)).then_some(path)
 }

@@ -9,6 +9,7 @@ use crate::__private::bindings::wasi::filesystem::preopens;
 use crate::__private::bindings::wasi::filesystem::types::{
     Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, OpenFlags, PathFlags,
 };
+use crate::__private::files::toolcell::files::metadata::stat_paths;
 
 /// A directory inside a mount, held open so that its entries can be
 /// looked at by name.
@@ -18,7 +19,9 @@ use crate::__private::bindings::wasi::filesystem::types::{
 /// looks at many files of the same directories (a status of a working tree,
 /// say) opens each directory once with [`Directory::open`] or
 /// [`Directory::open_child`] and asks [`Directory::metadata`] for each name:
-/// one host call per file, with one name to resolve.
+/// one host call per file, with one name to resolve. Or it asks
+/// [`Directory::metadata_of_paths`] for all of them in one host call, which
+/// Toolcell answers on several threads.
 ///
 /// Containment is the sandbox's, as for `std::fs`: a name is resolved
 /// beneath the directory, and nothing outside the mounts can be opened.
@@ -94,6 +97,22 @@ impl Directory {
             .stat_at(PathFlags::empty(), plain(name)?)
             .map(metadata)
             .map_err(error)
+    }
+
+    /// The metadata of each of `paths` beneath this directory, in order, in
+    /// one host call that may stat on several threads (`toolcell:files`).
+    ///
+    /// A path is names separated by `/`, none empty, `.` or `..` (others get
+    /// `InvalidInput`). No symlink is followed anywhere: a path through one
+    /// is an error, and a path naming one gets the link's own metadata, as
+    /// from [`Directory::metadata`]. List paths in sorted order, so that
+    /// those of one directory come together.
+    pub fn metadata_of_paths(&self, paths: &[impl AsRef<str>]) -> Vec<io::Result<Metadata>> {
+        let paths: Vec<String> = paths.iter().map(|path| path.as_ref().to_owned()).collect();
+        stat_paths(&self.descriptor, &paths)
+            .into_iter()
+            .map(|answer| answer.map(metadata).map_err(error))
+            .collect()
     }
 }
 

@@ -1,0 +1,237 @@
+//! `toolcell:files/metadata`, the host's extension for plugins that look at
+//! many files: the metadata of a list of paths in one call, statted on
+//! several threads (`wit/deps/files-0.1.0.wit` is the contract).
+//!
+//! A status of a working tree stats every tracked file. Through
+//! `wasi:filesystem` that is one host call per file, one after the other on
+//! the call's thread; git itself stats on several threads. Here a plugin
+//! hands over the whole list at once, and the host splits it between up to
+//! [`THREADS`] threads, each walking its share in order.
+//!
+//! Resolution is as strict as it gets: a path is `/`-separated plain names
+//! beneath the descriptor; each directory on the way is opened from the one
+//! before with cap-primitives, not following a symlink (a path through one
+//! fails with `loop`); the last name is statted without following it. The
+//! answers are [`lookups`](super::lookups)' (wasmtime-wasi's) for the same
+//! path: the tests compare them. Only the directory `dir` names is reached,
+//! and a thread holds two descriptors of its own at most.
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Result;
+use cap_primitives::fs::FollowSymlinks;
+use wasmtime::StoreContextMut;
+use wasmtime::component::{Linker, Resource};
+use wasmtime_wasi::filesystem::Descriptor;
+use wasmtime_wasi::p2::bindings::filesystem::types::{DescriptorStat, ErrorCode};
+
+use super::lookups::{LookupView, descriptor_stat, directory};
+
+/// The interface, as plugins import it.
+pub const METADATA: &str = "toolcell:files/metadata@0.1.0";
+
+/// The most threads one call stats on.
+pub const THREADS: usize = 4;
+
+/// The fewest paths per thread worth starting a thread for.
+const PER_THREAD: usize = 512;
+
+/// The most paths one call may ask for; more is an `invalid` error for each.
+pub const MAX_PATHS: usize = 1 << 20;
+
+/// One path's answer.
+type Answer = Result<DescriptorStat, ErrorCode>;
+
+/// Adds `toolcell:files/metadata` to `linker`.
+pub fn add_to_linker<T: LookupView + 'static>(linker: &mut Linker<T>) -> Result<()> {
+    linker.instance(METADATA)?.func_wrap(
+        "stat-paths",
+        |mut store: StoreContextMut<'_, T>, (dir, paths): (Resource<Descriptor>, Vec<String>)| {
+            Ok((stat_paths(store.data_mut(), &dir, &paths)?,))
+        },
+    )?;
+    Ok(())
+}
+
+/// `stat-paths`. Relative to a file, every path is `not-directory`, as
+/// `stat-at` answers.
+fn stat_paths<T: LookupView>(
+    state: &mut T,
+    dir: &Resource<Descriptor>,
+    paths: &[String],
+) -> wasmtime::Result<Vec<Answer>> {
+    let Some(root) = directory(state.ctx().table, dir)? else {
+        return Ok(vec![Err(ErrorCode::NotDirectory); paths.len()]);
+    };
+    if paths.len() > MAX_PATHS {
+        return Ok(vec![Err(ErrorCode::Invalid); paths.len()]);
+    }
+    Ok(stat_all(&root, paths))
+}
+
+/// The answers for `paths` beneath `root`, in order, statted on as many
+/// threads as the machine and the list's length warrant.
+pub fn stat_all(root: &Arc<File>, paths: &[String]) -> Vec<Answer> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = cores.min(THREADS).min(paths.len() / PER_THREAD).max(1);
+    if threads == 1 {
+        return stat_run(root, paths);
+    }
+    let share = paths.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let helpers: Vec<_> = paths
+            .chunks(share)
+            .skip(1)
+            .map(|part| scope.spawn(move || stat_run(root, part)))
+            .collect();
+        let mut answers = stat_run(root, &paths[..share]);
+        for helper in helpers {
+            match helper.join() {
+                Ok(part) => answers.extend(part),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        answers
+    })
+}
+
+/// The answers for `paths`, one after the other, keeping the last parent
+/// directory open for the paths after it (paths in sorted order share it).
+fn stat_run(root: &File, paths: &[String]) -> Vec<Answer> {
+    let mut parent: Option<(&str, Result<File, ErrorCode>)> = None;
+    paths
+        .iter()
+        .map(|path| {
+            let (directory, name) = split(path).ok_or(ErrorCode::Invalid)?;
+            let dir = match directory {
+                None => root,
+                Some(directory) => {
+                    if parent.as_ref().is_none_or(|(open, _)| *open != directory) {
+                        parent = Some((directory, open_beneath(root, directory)));
+                    }
+                    match parent.as_ref().map(|(_, dir)| dir) {
+                        Some(Ok(dir)) => dir,
+                        Some(Err(code)) => return Err(*code),
+                        None => return Err(ErrorCode::Invalid),
+                    }
+                }
+            };
+            cap_primitives::fs::stat(dir, Path::new(name), FollowSymlinks::No)
+                .map(|meta| descriptor_stat(&meta))
+                .map_err(ErrorCode::from)
+        })
+        .collect()
+}
+
+/// `directory` beneath `root`, opened a name at a time without following a
+/// symlink.
+fn open_beneath(root: &File, directory: &str) -> Result<File, ErrorCode> {
+    let mut names = directory.split('/');
+    let first = names.next().ok_or(ErrorCode::Invalid)?;
+    let mut dir = open_child(root, first)?;
+    for name in names {
+        dir = open_child(&dir, name)?;
+    }
+    Ok(dir)
+}
+
+fn open_child(dir: &File, name: &str) -> Result<File, ErrorCode> {
+    cap_primitives::fs::open_dir_nofollow(dir, Path::new(name)).map_err(ErrorCode::from)
+}
+
+/// `path` as its directory (`None` for a name at the top) and its last
+/// name, when it is `/`-separated plain names: none empty, `.` or `..`.
+fn split(path: &str) -> Option<(Option<&str>, &str)> {
+    if path.split('/').any(|name| matches!(name, "" | "." | "..")) {
+        return None;
+    }
+    Some(match path.rsplit_once('/') {
+        Some((directory, name)) => (Some(directory), name),
+        None => (None, path),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use wasmtime_wasi::WasiView;
+    use wasmtime_wasi::p2::bindings::filesystem::types::{ErrorCode, PathFlags};
+
+    use super::{PER_THREAD, stat_all, stat_paths};
+    use crate::runtime::lookups::directory;
+    use crate::runtime::lookups::tests::{PATHS, borrow, mount, wasmtime_stat};
+
+    /// Paths that are not plain names beneath the directory.
+    const INVALID: &[&str] = &[
+        "dir/../file",
+        "./file",
+        "dir/./file",
+        "dir//file",
+        "dir/file/",
+        "dir/",
+        ".",
+        "..",
+        "",
+        "/etc/passwd",
+        "../outside/secret",
+        "../root-evil/x",
+    ];
+
+    /// Paths through a symlink, in the mount or out of it.
+    const THROUGH_SYMLINKS: &[&str] = &[
+        "link-dir/file",
+        "link-dir/sub/file",
+        "link-out/secret",
+        "dir/link-up/file",
+        "dir/link-up/link-up/sub/file",
+        "dir/link-escape/secret",
+        "dangling/x",
+    ];
+
+    #[tokio::test]
+    async fn answers_are_stat_ats_and_no_symlink_is_followed() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let (mut state, rep) = mount(dir.path());
+        let paths: Vec<String> = PATHS.iter().map(|path| path.to_string()).collect();
+        let answers = stat_paths(&mut state, &borrow(rep), &paths).expect("no trap");
+        assert_eq!(answers.len(), paths.len());
+        for (path, ours) in PATHS.iter().zip(answers) {
+            if INVALID.contains(path) {
+                assert!(
+                    matches!(ours, Err(ErrorCode::Invalid)),
+                    "{path:?}: {ours:?}"
+                );
+            } else if THROUGH_SYMLINKS.contains(path) {
+                assert!(
+                    matches!(ours, Err(ErrorCode::Loop | ErrorCode::NotDirectory)),
+                    "{path:?}: {ours:?}"
+                );
+            } else {
+                let theirs = wasmtime_stat(&mut state, rep, PathFlags::empty(), path).await;
+                assert_eq!(format!("{ours:?}"), theirs, "{path:?}");
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn threads_answer_as_one_thread_in_the_same_order() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let (mut state, rep) = mount(dir.path());
+        let root = directory(state.ctx().table, &borrow(rep))
+            .expect("no trap")
+            .expect("a directory");
+        // Enough paths for several threads, each directory's together.
+        let mut paths: Vec<String> = Vec::new();
+        while paths.len() < 4 * PER_THREAD {
+            paths.extend(PATHS.iter().map(|path| path.to_string()));
+        }
+        paths.sort();
+        let together = stat_all(&root, &paths);
+        assert_eq!(together.len(), paths.len());
+        for (path, answer) in paths.iter().zip(together) {
+            let alone = stat_all(&root, std::slice::from_ref(path));
+            assert_eq!(format!("{:?}", [answer]), format!("{alone:?}"), "{path:?}");
+        }
+    }
+}
