@@ -18,12 +18,11 @@
 
 use std::fs::File;
 use std::path::Path;
-use std::sync::Arc;
 
 use anyhow::Result;
 use cap_primitives::fs::FollowSymlinks;
-use wasmtime::StoreContextMut;
-use wasmtime::component::{Linker, Resource};
+use wasmtime::component::{Linker, Resource, WasmList, WasmStr};
+use wasmtime::{AsContext, AsContextMut, StoreContextMut};
 use wasmtime_wasi::filesystem::Descriptor;
 use wasmtime_wasi::p2::bindings::filesystem::types::{DescriptorStat, ErrorCode};
 
@@ -38,8 +37,13 @@ pub const THREADS: usize = 4;
 /// The fewest paths per thread worth starting a thread for.
 const PER_THREAD: usize = 512;
 
-/// The most paths one call may ask for; more is an `invalid` error for each.
-pub const MAX_PATHS: usize = 1 << 20;
+/// The most paths one call may ask for; more traps the call. The paths are
+/// read in place from the guest's memory, not copied, and more text than
+/// `MAX_PATHS` paths of `MAX_PATH_BYTES` (strings may overlap) traps too.
+pub const MAX_PATHS: usize = 1 << 16;
+
+/// The longest path answered; a longer one is `name-too-long`.
+const MAX_PATH_BYTES: usize = 4096;
 
 /// One path's answer.
 type Answer = Result<DescriptorStat, ErrorCode>;
@@ -48,32 +52,43 @@ type Answer = Result<DescriptorStat, ErrorCode>;
 pub fn add_to_linker<T: LookupView + 'static>(linker: &mut Linker<T>) -> Result<()> {
     linker.instance(METADATA)?.func_wrap(
         "stat-paths",
-        |mut store: StoreContextMut<'_, T>, (dir, paths): (Resource<Descriptor>, Vec<String>)| {
-            Ok((stat_paths(store.data_mut(), &dir, &paths)?,))
+        |mut store: StoreContextMut<'_, T>,
+         (dir, paths): (Resource<Descriptor>, WasmList<WasmStr>)| {
+            if paths.len() > MAX_PATHS {
+                return Err(wasmtime::Error::msg(format!(
+                    "stat-paths was given {} paths, and takes at most {MAX_PATHS} per call",
+                    paths.len()
+                )));
+            }
+            let Some(root) = directory(store.data_mut().ctx().table, &dir)? else {
+                // Relative to a file, as `stat-at` answers.
+                return Ok((vec![Err(ErrorCode::NotDirectory); paths.len()],));
+            };
+            let paths = paths
+                .iter(store.as_context_mut())?
+                .collect::<wasmtime::Result<Vec<WasmStr>>>()?;
+            // Strings may overlap in the guest's memory: bound what is read.
+            let mut read = 0;
+            let mut texts = Vec::with_capacity(paths.len());
+            for path in &paths {
+                let text = path.to_str(store.as_context())?;
+                read += text.len();
+                if read > MAX_PATHS * MAX_PATH_BYTES {
+                    return Err(wasmtime::Error::msg(
+                        "stat-paths was given more text than its paths can hold",
+                    ));
+                }
+                texts.push(text);
+            }
+            Ok((stat_all(&root, &texts),))
         },
     )?;
     Ok(())
 }
 
-/// `stat-paths`. Relative to a file, every path is `not-directory`, as
-/// `stat-at` answers.
-fn stat_paths<T: LookupView>(
-    state: &mut T,
-    dir: &Resource<Descriptor>,
-    paths: &[String],
-) -> wasmtime::Result<Vec<Answer>> {
-    let Some(root) = directory(state.ctx().table, dir)? else {
-        return Ok(vec![Err(ErrorCode::NotDirectory); paths.len()]);
-    };
-    if paths.len() > MAX_PATHS {
-        return Ok(vec![Err(ErrorCode::Invalid); paths.len()]);
-    }
-    Ok(stat_all(&root, paths))
-}
-
 /// The answers for `paths` beneath `root`, in order, statted on as many
 /// threads as the machine and the list's length warrant.
-pub fn stat_all(root: &Arc<File>, paths: &[String]) -> Vec<Answer> {
+pub fn stat_all<P: AsRef<str> + Sync>(root: &File, paths: &[P]) -> Vec<Answer> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let threads = cores.min(THREADS).min(paths.len() / PER_THREAD).max(1);
     if threads == 1 {
@@ -99,11 +114,15 @@ pub fn stat_all(root: &Arc<File>, paths: &[String]) -> Vec<Answer> {
 
 /// The answers for `paths`, one after the other, keeping the last parent
 /// directory open for the paths after it (paths in sorted order share it).
-fn stat_run(root: &File, paths: &[String]) -> Vec<Answer> {
+fn stat_run<P: AsRef<str>>(root: &File, paths: &[P]) -> Vec<Answer> {
     let mut parent: Option<(&str, Result<File, ErrorCode>)> = None;
     paths
         .iter()
         .map(|path| {
+            let path = path.as_ref();
+            if path.len() > MAX_PATH_BYTES {
+                return Err(ErrorCode::NameTooLong);
+            }
             let (directory, name) = split(path).ok_or(ErrorCode::Invalid)?;
             let dir = match directory {
                 None => root,
@@ -158,7 +177,7 @@ mod tests {
     use wasmtime_wasi::WasiView;
     use wasmtime_wasi::p2::bindings::filesystem::types::{ErrorCode, PathFlags};
 
-    use super::{PER_THREAD, stat_all, stat_paths};
+    use super::{MAX_PATH_BYTES, PER_THREAD, stat_all};
     use crate::runtime::lookups::directory;
     use crate::runtime::lookups::tests::{PATHS, borrow, mount, wasmtime_stat};
 
@@ -193,9 +212,11 @@ mod tests {
     async fn answers_are_stat_ats_and_no_symlink_is_followed() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let (mut state, rep) = mount(dir.path());
-        let paths: Vec<String> = PATHS.iter().map(|path| path.to_string()).collect();
-        let answers = stat_paths(&mut state, &borrow(rep), &paths).expect("no trap");
-        assert_eq!(answers.len(), paths.len());
+        let root = directory(state.ctx().table, &borrow(rep))
+            .expect("no trap")
+            .expect("a directory");
+        let answers = stat_all(&root, PATHS);
+        assert_eq!(answers.len(), PATHS.len());
         for (path, ours) in PATHS.iter().zip(answers) {
             if INVALID.contains(path) {
                 assert!(
@@ -212,6 +233,19 @@ mod tests {
                 assert_eq!(format!("{ours:?}"), theirs, "{path:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_path_too_long_is_refused_unread() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let root = std::fs::File::open(dir.path()).expect("the directory");
+        let long = "a/".repeat(MAX_PATH_BYTES / 2) + "b";
+        let answers = stat_all(&root, &[long.as_str(), "missing"]);
+        assert!(
+            matches!(answers[0], Err(ErrorCode::NameTooLong)),
+            "{answers:?}"
+        );
+        assert!(matches!(answers[1], Err(ErrorCode::NoEntry)), "{answers:?}");
     }
 
     #[tokio::test]

@@ -11,6 +11,12 @@ use crate::__private::bindings::wasi::filesystem::types::{
 };
 use crate::__private::files::toolcell::files::metadata::stat_paths;
 
+/// The most paths `stat-paths` takes in one call.
+const PATHS_PER_CALL: usize = 1 << 16;
+
+/// The longest path `stat-paths` answers.
+const MAX_PATH_BYTES: usize = 4096;
+
 /// A directory inside a mount, held open so that its entries can be
 /// looked at by name.
 ///
@@ -108,11 +114,28 @@ impl Directory {
     /// from [`Directory::metadata`]. List paths in sorted order, so that
     /// those of one directory come together.
     pub fn metadata_of_paths(&self, paths: &[impl AsRef<str>]) -> Vec<io::Result<Metadata>> {
-        let paths: Vec<String> = paths.iter().map(|path| path.as_ref().to_owned()).collect();
-        stat_paths(&self.descriptor, &paths)
-            .into_iter()
-            .map(|answer| answer.map(metadata).map_err(error))
-            .collect()
+        let mut found = Vec::with_capacity(paths.len());
+        for part in paths.chunks(PATHS_PER_CALL) {
+            // The host answers paths up to 4 KiB; longer ones are answered here.
+            let asked: Vec<String> = part
+                .iter()
+                .map(AsRef::as_ref)
+                .filter(|path| path.len() <= MAX_PATH_BYTES)
+                .map(str::to_owned)
+                .collect();
+            let mut answers = stat_paths(&self.descriptor, &asked).into_iter();
+            for path in part {
+                found.push(if path.as_ref().len() > MAX_PATH_BYTES {
+                    Err(error(ErrorCode::NameTooLong))
+                } else {
+                    match answers.next() {
+                        Some(answer) => answer.map(metadata).map_err(error),
+                        None => Err(io::Error::other("the host answered too few paths")),
+                    }
+                });
+            }
+        }
+        found
     }
 }
 
