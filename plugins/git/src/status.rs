@@ -120,7 +120,7 @@ pub fn items(
         .into_iter()
         .collect();
     // With no path to limit it, the working tree is compared whole: check
-    // every tracked file's metadata up front, a directory at a time.
+    // every tracked file's metadata up front, in one host call.
     if unstaged && patterns.is_empty() {
         let shared = repo.index_or_empty().map_err(|e| fail(&context, e))?;
         let mut index: gix::index::File = (**shared).clone();
