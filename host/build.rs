@@ -1,7 +1,8 @@
-//! Builds the first-party plugins for wasm32-wasip2 and leaves them in
-//! `OUT_DIR` for `include_bytes!` (see `src/builtin.rs`), each with its
-//! SHA-256 beside it, so that finding one in the compile cache does not mean
-//! hashing megabytes at every start.
+//! Builds the first-party plugins listed in `src/builtins.rs` for
+//! wasm32-wasip2 and leaves them in `OUT_DIR`, each with its SHA-256 beside
+//! it (so that finding one in the compile cache does not mean hashing
+//! megabytes at every start), and a table, `embedded.rs`, that
+//! `src/runtime/builtin.rs` includes to embed them.
 //!
 //! It installs the target with rustup when it is missing, and runs a nested
 //! cargo with its own target directory so it never waits on the outer
@@ -15,26 +16,11 @@ use std::process::Command;
 
 use sha2::{Digest, Sha256};
 
-/// (builtin name, cargo package, file name cargo gives the component)
-const PLUGINS: &[(&str, &str, &str)] = &[
-    ("fs", "toolcell-plugin-fs", "toolcell_plugin_fs.wasm"),
-    (
-        "search",
-        "toolcell-plugin-search",
-        "toolcell_plugin_search.wasm",
-    ),
-    (
-        "research",
-        "toolcell-plugin-research",
-        "toolcell_plugin_research.wasm",
-    ),
-];
+#[allow(dead_code)] // `find` is for the crate, not for this script
+#[path = "src/builtins.rs"]
+mod builtins;
 
-/// Plugins that are workspaces of their own: (builtin name, manifest
-/// relative to the root, file name cargo gives the component). plugins/git
-/// patches memmap2 for itself alone (see its Cargo.toml).
-const OWN_WORKSPACE: &[(&str, &str, &str)] =
-    &[("git", "plugins/git/Cargo.toml", "toolcell_plugin_git.wasm")];
+use builtins::{BUILTINS, Build};
 
 const TARGET: &str = "wasm32-wasip2";
 
@@ -61,28 +47,41 @@ fn main() {
         .unwrap_or_else(|| root.join("target").join("wasm-plugins"));
 
     let mut packages = Vec::new();
-    for (_, package, _) in PLUGINS {
-        packages.extend(["-p", package]);
+    for builtin in BUILTINS {
+        if let Build::Package(package) = builtin.build {
+            packages.extend(["-p", package]);
+        }
     }
     build(root, &target_dir, &packages);
-    for (_, manifest, _) in OWN_WORKSPACE {
-        build(root, &target_dir, &["--manifest-path", manifest]);
+    for builtin in BUILTINS {
+        if let Build::Workspace(manifest) = builtin.build {
+            build(root, &target_dir, &["--manifest-path", manifest]);
+        }
     }
-    let built = PLUGINS
-        .iter()
-        .map(|(name, _, file)| (name, file))
-        .chain(OWN_WORKSPACE.iter().map(|(name, _, file)| (name, file)));
-    for (name, file) in built {
-        let built = target_dir.join(TARGET).join("release").join(file);
-        let dest = out_dir.join(format!("{name}.wasm"));
+    // The runtime embeds every builtin with this table (see
+    // `runtime::builtin`): name, component and its SHA-256.
+    let mut embedded = String::from("&[\n");
+    for builtin in BUILTINS {
+        let built = target_dir.join(TARGET).join("release").join(builtin.file);
+        let dest = out_dir.join(format!("{}.wasm", builtin.name));
         let bytes = std::fs::read(&built)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display()));
         std::fs::write(&dest, &bytes)
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", dest.display()));
-        let digest = out_dir.join(format!("{name}.sha256"));
+        let digest = out_dir.join(format!("{}.sha256", builtin.name));
         std::fs::write(&digest, Sha256::digest(&bytes))
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", digest.display()));
+        embedded.push_str(&format!(
+            "    ({:?}, include_bytes!({:?}), include_bytes!({:?})),\n",
+            builtin.name,
+            dest.display().to_string(),
+            digest.display().to_string(),
+        ));
     }
+    embedded.push_str("]\n");
+    let table = out_dir.join("embedded.rs");
+    std::fs::write(&table, embedded)
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", table.display()));
 }
 
 /// Runs `cargo build --release --target wasm32-wasip2` in `root` with

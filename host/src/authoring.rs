@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use crate::config::{PLUGIN_NAME_RULE, is_plugin_name};
+
 /// The languages a plugin project can be written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Language {
@@ -110,18 +112,14 @@ impl Project {
     }
 }
 
-/// A project name is also a plugin name, a crate name and a file name:
-/// 1 to 64 characters of `a-z`, `0-9`, `_` and `-`, starting with a letter.
+/// A project name is also a plugin name, a package name and a file name:
+/// a plugin name ([`PLUGIN_NAME_RULE`]) that starts with a letter, as
+/// cargo, pip and npm package names must.
 pub fn check_name(name: &str) -> Result<()> {
-    let valid = (1..=64).contains(&name.len())
-        && name.starts_with(|c: char| c.is_ascii_lowercase())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-');
-    if !valid {
+    if !is_plugin_name(name) || !name.starts_with(|c: char| c.is_ascii_lowercase()) {
         bail!(
-            "invalid plugin name {name:?}: use 1 to 64 characters of a-z, 0-9, `_` and `-`, \
-             starting with a letter (it names the plugin, its package and its .wasm file)"
+            "invalid plugin name {name:?}: use {PLUGIN_NAME_RULE}, and start it with a letter \
+             (it names the plugin, its package and its .wasm file)"
         );
     }
     Ok(())

@@ -3,26 +3,29 @@
 //! Three layers, each using only the ones below it:
 //! - [`protocol`]: MCP. [`protocol::http`] (Streamable HTTP, with origin
 //!   checks and tokens) and [`protocol::stdio`] (lines on stdin and stdout)
-//!   carry [`protocol::server`], the rmcp `ServerHandler`: routing, call
-//!   slots and deadlines, capabilities, the client's roots, both protocol
-//!   revisions; [`protocol::relay`] carries a plugin's questions to the
-//!   client (server-to-client requests, or 2026-07-28 `input_required`
-//!   results).
-//! - [`runtime`]: the plugins. [`runtime::toolbox`] is the union of what
-//!   every plugin offers; [`runtime::plugin`] one component, compiled once
-//!   and instantiated per call from an `InstancePre` in a fresh store with
-//!   its limits; [`runtime::features`] checks and converts what contract
-//!   0.2.0 adds (resources, prompts, completions); [`runtime::contract`] the
-//!   WIT bindings; [`runtime::sandbox`] the WASI context of a call;
-//!   [`runtime::engine`] the one wasmtime engine, the epoch ticker and the
-//!   compile cache; [`runtime::builtin`] the first-party plugins embedded in
-//!   the binary.
-//! - [`config`]: `plugins.toml`, validated, with every error reported at once.
+//!   carry [`protocol::server`], the rmcp `ServerHandler`, with its concerns
+//!   beside it (call slots and deadlines, notifications, client roots,
+//!   subscriptions, questions to the client); [`protocol::mcp`] converts
+//!   what plugins offer and return into MCP; [`protocol::relay`] carries a
+//!   plugin's questions to the client on each revision.
+//! - [`runtime`]: the plugins, speaking the contract and no MCP.
+//!   [`runtime::toolbox`] is the union of what every plugin offers;
+//!   [`runtime::plugin`] one component, compiled once and instantiated per
+//!   call in a fresh store with its limits; [`runtime::call`] the call API;
+//!   [`runtime::host`] the interfaces the host implements for plugins.
+//! - [`config`]: `plugins.toml`, validated with every error reported at once,
+//!   and the defaults: which folders the tools see when none is named.
 //!
-//! Beside them, for plugin authors, [`authoring`]: `toolcell new`, `build`
-//! and `inspect`.
+//! Below them all, two leaves: [`limits`], every cap in one place, and
+//! [`builtins`], the table of first-party plugins that `build.rs` builds.
+//!
+//! Beside the layers, for plugin authors, [`authoring`]: `toolcell new`,
+//! `build` and `inspect`. The `toolcell` binary (`src/main.rs` and
+//! `src/cli/`) parses the command line and calls these.
 
 pub mod authoring;
+pub mod builtins;
 pub mod config;
+pub mod limits;
 pub mod protocol;
 pub mod runtime;

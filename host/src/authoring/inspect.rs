@@ -285,29 +285,17 @@ fn describe_tools(out: &mut String, toolbox: &Toolbox) -> Result<bool> {
     let mut problems = toolbox.errors().to_vec();
     for route in routes {
         let spec = &route.spec;
-        let hints = spec.mcp.annotations.clone().unwrap_or_default();
-        let flag = |on: Option<bool>, yes: &'static str, no: &'static str| {
-            if on.unwrap_or(false) { yes } else { no }
-        };
         writeln!(
             out,
-            "  {}  [{}]  {}, {}, {}, {}",
+            "  {}  [{}]  {}",
             spec.name,
             spec.category,
-            flag(hints.read_only_hint, "read-only", "writes"),
-            flag(hints.destructive_hint, "destructive", "non-destructive"),
-            flag(hints.idempotent_hint, "idempotent", "non-idempotent"),
-            flag(hints.open_world_hint, "open-world", "closed-world"),
+            spec.annotation_words().join(", "),
         )?;
-        if let Some(title) = spec.mcp.title.as_deref() {
-            writeln!(out, "    title: {title}")?;
-        }
-        if let Some(description) = spec.mcp.description.as_deref() {
-            let first = description.lines().next().unwrap_or_default();
-            writeln!(out, "    {first}")?;
-        }
+        writeln!(out, "    title: {}", spec.title)?;
+        let first = spec.description.lines().next().unwrap_or_default();
+        writeln!(out, "    {first}")?;
         let properties = spec
-            .mcp
             .input_schema
             .get("properties")
             .and_then(|p| p.as_object())
@@ -321,7 +309,7 @@ fn describe_tools(out: &mut String, toolbox: &Toolbox) -> Result<bool> {
             } else {
                 &properties
             },
-            if spec.mcp.output_schema.is_some() {
+            if spec.output_schema.is_some() {
                 "; structured output with a schema"
             } else {
                 ""

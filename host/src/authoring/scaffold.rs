@@ -23,8 +23,8 @@ const JS: &[Embedded] = embed!("sdk/js/template", "app.js", "package.json", ".gi
 /// with the project folder mounted read-only.
 const PLUGINS_TOML: &str = r#"# Serves this plugin: `toolcell serve --config plugins.toml`, or one call with
 # `toolcell call --config plugins.toml hello '{"name": "world"}'`.
-# The README of Toolcell documents every key; `toolcell check --config
-# plugins.toml` validates the file and loads the plugin.
+# Toolcell's docs/configuration.md documents every key; `toolcell check
+# --config plugins.toml` validates the file and loads the plugin.
 
 [server]
 # Tools are enabled by category; "write", "execute" and "network" are off

@@ -37,6 +37,7 @@ use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
+use crate::limits::ANSWERS_WAIT;
 use crate::protocol::server::Server;
 
 mod sessions;
@@ -162,9 +163,6 @@ pub async fn serve_http_until(
     tracing::info!("stopped");
     Ok(())
 }
-
-/// How long shutdown waits for answers still being sent.
-const ANSWERS_WAIT: Duration = Duration::from_secs(1);
 
 /// How many POST responses are still being sent. A request's answer goes
 /// out on its POST's response stream, which ends after it.

@@ -31,9 +31,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde_json::{Value, json};
 
+use crate::protocol::mcp::content_block;
+use crate::runtime::call::{ClientAsk, Interruption};
 use crate::runtime::contract::{client, v1, v2};
-use crate::runtime::features::content_block;
-use crate::runtime::plugin::{ClientAsk, Interruption};
 
 /// The capability a question needs, by its MCP name.
 fn needs(question: &client::Question) -> &'static str {
@@ -209,7 +209,14 @@ impl StatelessClient {
         interruption: Interruption,
     ) -> Result<InputRequiredResult, ErrorData> {
         match interruption {
-            Interruption::Input(requests) => {
+            Interruption::Input(questions) => {
+                let mut requests = InputRequests::new();
+                for (key, question) in &questions {
+                    let request = input_request(question).map_err(|e| {
+                        ErrorData::internal_error(format!("cannot ask the client: {e}"), None)
+                    })?;
+                    requests.insert(key.clone(), request);
+                }
                 let state = key
                     .0
                     .seal_json_with(&self.answers, &SealOptions::new().associated_data(binding))
@@ -241,7 +248,7 @@ impl ClientAsk for StatelessClient {
         questions: Vec<(String, client::Question)>,
     ) -> Result<Result<Vec<client::Reply>, client::ClientError>, Interruption> {
         let mut replies = Vec::with_capacity(questions.len());
-        let mut missing = InputRequests::new();
+        let mut missing = Vec::new();
         for (key, question) in questions {
             let what = needs(&question);
             if !declared(&self.capabilities, &question) {
@@ -252,27 +259,28 @@ impl ClientAsk for StatelessClient {
                 replies.push(reply);
                 continue;
             }
-            let params = match request_params(&question) {
-                Ok(params) => params,
-                Err(error) => return Ok(Err(failed(what, error))),
-            };
-            let method = match question {
-                client::Question::Elicit(_) => "elicitation/create",
-                client::Question::Sample(_) => "sampling/createMessage",
-                client::Question::ListRoots => "roots/list",
-            };
-            let request: InputRequest =
-                match serde_json::from_value(json!({"method": method, "params": params})) {
-                    Ok(request) => request,
-                    Err(error) => return Ok(Err(failed(what, error))),
-                };
-            missing.insert(key, request);
+            // A question MCP cannot carry is the plugin's error, told now.
+            if let Err(error) = input_request(&question) {
+                return Ok(Err(failed(what, error)));
+            }
+            missing.push((key, question));
         }
         if !missing.is_empty() {
             return Err(Interruption::Input(missing));
         }
         Ok(Ok(replies))
     }
+}
+
+/// A question as the client is asked it in an `input_required` result.
+fn input_request(question: &client::Question) -> Result<InputRequest, String> {
+    let method = match question {
+        client::Question::Elicit(_) => "elicitation/create",
+        client::Question::Sample(_) => "sampling/createMessage",
+        client::Question::ListRoots => "roots/list",
+    };
+    let params = request_params(question)?;
+    serde_json::from_value(json!({"method": method, "params": params})).map_err(|e| e.to_string())
 }
 
 /// The MCP parameters of a question.

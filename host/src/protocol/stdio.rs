@@ -29,13 +29,8 @@ use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, Semaphore};
 
+use crate::limits::{MAX_STDIO_LINE, PENDING_REPLIES};
 use crate::protocol::server::Server;
-
-/// Longest line accepted on stdin: a bigger message is refused whole.
-const MAX_LINE: usize = 64 * 1024 * 1024;
-
-/// Error replies being written at once; past this, reading waits.
-const PENDING_REPLIES: usize = 64;
 
 /// Serves MCP on stdin/stdout until stdin closes.
 pub async fn serve_stdio(server: Server) -> Result<()> {
@@ -92,7 +87,7 @@ impl StdioTransport {
     /// Cancel-safe: a partial line stays in `self.line`.
     async fn read_line(&mut self) -> std::io::Result<bool> {
         loop {
-            let room = (MAX_LINE + 1).saturating_sub(self.line.len());
+            let room = (MAX_STDIO_LINE + 1).saturating_sub(self.line.len());
             let read = (&mut self.input)
                 .take(room as u64)
                 .read_until(b'\n', &mut self.line)
@@ -104,7 +99,7 @@ impl StdioTransport {
             if self.line.last() == Some(&b'\n') {
                 return Ok(true);
             }
-            if self.line.len() > MAX_LINE {
+            if self.line.len() > MAX_STDIO_LINE {
                 // Skip the rest of the oversized line, then refuse it.
                 let mut rest = Vec::new();
                 self.input.read_until(b'\n', &mut rest).await?;
@@ -112,7 +107,7 @@ impl StdioTransport {
                 self.reply = Some(json_rpc_error(
                     Value::Null,
                     -32700,
-                    &format!("Parse error: message longer than {MAX_LINE} bytes"),
+                    &format!("Parse error: message longer than {MAX_STDIO_LINE} bytes"),
                 ));
                 return Ok(true);
             }

@@ -1,69 +1,41 @@
-//! The first-party plugins, compiled into the binary by `build.rs`.
+//! The first-party plugins of [`crate::builtins`], compiled into the binary
+//! by `build.rs`.
 
-use crate::config::KnownBuiltin;
+/// Every builtin's name, component and the component's SHA-256, in the
+/// order of [`crate::builtins::BUILTINS`]; written by `build.rs`.
+const EMBEDDED: &[(&str, &[u8], &[u8; 32])] = include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 
-/// A plugin built into the binary.
-pub struct Builtin {
-    /// The name used in `path = "builtin:NAME"`.
-    pub name: &'static str,
+/// A builtin plugin's component.
+#[derive(Clone, Copy)]
+pub struct Embedded {
     /// The component.
     pub wasm: &'static [u8],
     /// The SHA-256 of `wasm`, computed by `build.rs`.
     pub sha256: &'static [u8; 32],
-    /// The keys its `config` table may have (see each plugin's docs).
-    pub config_keys: &'static [&'static str],
 }
 
-macro_rules! builtin {
-    ($name:literal, $keys:expr) => {
-        Builtin {
-            name: $name,
-            wasm: include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".wasm")),
-            sha256: include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".sha256")),
-            config_keys: $keys,
-        }
-    };
-}
-
-/// The builtin plugins.
-pub const BUILTINS: &[Builtin] = &[
-    builtin!("fs", &["max_file_bytes", "max_diff_bytes"]),
-    builtin!("search", &["max_output_bytes"]),
-    builtin!("research", &["arxiv_base_url"]),
-    builtin!("git", &["max_output_bytes"]),
-];
-
-/// The builtins the embedded default configuration serves, each with the
-/// current directory mounted read-only. `research` is left out: its first
-/// mount is its registry, which a configuration has to name.
-pub const DEFAULT: &[&str] = &["fs", "search", "git"];
-
-/// The builtins as the configuration knows them: names and config keys.
-pub fn known() -> Vec<KnownBuiltin<'static>> {
-    BUILTINS
+/// The component of the builtin plugin called `name`.
+pub fn get(name: &str) -> Option<Embedded> {
+    EMBEDDED
         .iter()
-        .map(|builtin| KnownBuiltin {
-            name: builtin.name,
-            config_keys: builtin.config_keys,
-        })
-        .collect()
-}
-
-/// The builtin plugin called `name`.
-pub fn get(name: &str) -> Option<&'static Builtin> {
-    BUILTINS.iter().find(|builtin| builtin.name == name)
+        .find(|(embedded, _, _)| *embedded == name)
+        .map(|&(_, wasm, sha256)| Embedded { wasm, sha256 })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::builtins::BUILTINS;
 
     #[test]
-    fn digests_match_the_embedded_bytes() {
+    fn every_builtin_is_embedded_with_the_digest_of_its_bytes() {
         use sha2::Digest;
-        for builtin in BUILTINS {
-            let digest: [u8; 32] = sha2::Sha256::digest(builtin.wasm).into();
-            assert_eq!(&digest, builtin.sha256, "{}", builtin.name);
+        let names: Vec<&str> = EMBEDDED.iter().map(|(name, _, _)| *name).collect();
+        let listed: Vec<&str> = BUILTINS.iter().map(|builtin| builtin.name).collect();
+        assert_eq!(names, listed);
+        for (name, wasm, sha256) in EMBEDDED {
+            let digest: [u8; 32] = sha2::Sha256::digest(wasm).into();
+            assert_eq!(&&digest, sha256, "{name}");
         }
     }
 }

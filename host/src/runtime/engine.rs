@@ -24,6 +24,10 @@ use anyhow::{Context, Result};
 use wasmtime::component::Component;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
+use crate::limits::{
+    DESCRIPTOR_TARGET, MAX_HANDLES_PER_CALL, MIN_HANDLES_PER_CALL, RESERVED_DESCRIPTORS,
+};
+
 /// How often the epoch advances while a call runs: the resolution of time
 /// limits and cancellation.
 pub const TICK: Duration = Duration::from_millis(5);
@@ -72,16 +76,6 @@ impl Default for Capacity {
         }
     }
 }
-
-/// The most handles a call may hold, however many descriptors the process has.
-pub const MAX_HANDLES_PER_CALL: usize = 256;
-/// The fewest: a recursive walk holds one directory per level.
-const MIN_HANDLES_PER_CALL: usize = 32;
-/// Descriptors kept for the server itself: stdio, sockets, the runtime, and
-/// each running call's mounts (opened before the guest runs).
-const RESERVED_DESCRIPTORS: u64 = 128;
-/// How far [`raise_descriptor_limit`] raises the soft limit at most.
-const DESCRIPTOR_TARGET: u64 = 65_536;
 
 /// How many handles each of `calls` concurrent calls may hold so that,
 /// together, they cannot use up the process's `descriptor_limit` (its soft
@@ -144,7 +138,7 @@ impl Engine {
         config.wasm_component_model(true);
         config.epoch_interruption(true);
         config.allocation_strategy(pool(capacity));
-        // For `perf`: name the compiled guest functions (README, Performance).
+        // For `perf`: name the compiled guest functions (docs/performance.md).
         if std::env::var_os("TOOLCELL_PERFMAP").is_some() {
             config.profiler(wasmtime::ProfilingStrategy::PerfMap);
         }

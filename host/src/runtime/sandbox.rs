@@ -29,6 +29,7 @@ use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiView};
 
 use crate::config::Mount;
+use crate::limits::GUEST_LOG_LINE_BYTES;
 
 /// The capabilities `plugins.toml` grants one plugin.
 #[derive(Clone, Debug, Default)]
@@ -263,9 +264,6 @@ pub struct LogStream {
     line: Arc<Mutex<Vec<u8>>>,
 }
 
-/// A line longer than this is logged in pieces.
-const MAX_LINE: usize = 4096;
-
 impl LogStream {
     fn new(plugin: Arc<str>, stream: &'static str, budget: OutputBudget) -> LogStream {
         LogStream {
@@ -288,7 +286,7 @@ impl LogStream {
                 line.clear();
             } else {
                 line.push(byte);
-                if line.len() >= MAX_LINE {
+                if line.len() >= GUEST_LOG_LINE_BYTES {
                     self.emit(&line);
                     line.clear();
                 }

@@ -24,11 +24,12 @@ use sha2::{Digest, Sha256};
 
 use crate::config::{CONTRACT_CATEGORIES, Config, PluginConfig, PluginSource, unknown_category};
 use crate::runtime::builtin;
+use crate::runtime::contract::v2::{PromptDescriptor, ResourceDescriptor, ResourceTemplate};
 use crate::runtime::engine::{Capacity, Engine};
-use crate::runtime::features;
-use crate::runtime::plugin::{Imports, Plugin, PluginSetup, ToolSpec};
-use crate::runtime::sandbox::Grants;
-use rmcp::model::{Prompt, Resource, ResourceTemplate};
+use crate::runtime::host::Imports;
+use crate::runtime::offerings::template_prefix;
+use crate::runtime::plugin::{Plugin, PluginSetup};
+use crate::runtime::spec::ToolSpec;
 
 /// A tool and the plugin that runs it.
 #[derive(Clone)]
@@ -59,9 +60,9 @@ pub struct Offered<T> {
 
 /// Every enabled tool, by name, in configuration order.
 pub struct Toolbox {
-    resources: Vec<Offered<Resource>>,
+    resources: Vec<Offered<ResourceDescriptor>>,
     templates: Vec<Offered<ResourceTemplate>>,
-    prompts: Vec<Offered<Prompt>>,
+    prompts: Vec<Offered<PromptDescriptor>>,
     routes: Vec<Route>,
     by_name: HashMap<String, usize>,
     disabled: Vec<Route>,
@@ -273,7 +274,7 @@ impl Toolbox {
     }
 
     /// Fixed resources listed at load time.
-    pub fn resources(&self) -> &[Offered<Resource>] {
+    pub fn resources(&self) -> &[Offered<ResourceDescriptor>] {
         &self.resources
     }
 
@@ -283,12 +284,12 @@ impl Toolbox {
     }
 
     /// Prompts, in configuration order.
-    pub fn prompts(&self) -> &[Offered<Prompt>] {
+    pub fn prompts(&self) -> &[Offered<PromptDescriptor>] {
         &self.prompts
     }
 
     /// The prompt called `name`.
-    pub fn prompt(&self, name: &str) -> Option<&Offered<Prompt>> {
+    pub fn prompt(&self, name: &str) -> Option<&Offered<PromptDescriptor>> {
         self.prompts.iter().find(|p| p.item.name == name)
     }
 
@@ -327,11 +328,9 @@ impl Toolbox {
         let mut matching: Vec<&Offered<ResourceTemplate>> = self
             .templates
             .iter()
-            .filter(|t| uri.starts_with(features::template_prefix(&t.item.uri_template)))
+            .filter(|t| uri.starts_with(template_prefix(&t.item.uri_template)))
             .collect();
-        matching.sort_by_key(|t| {
-            std::cmp::Reverse(features::template_prefix(&t.item.uri_template).len())
-        });
+        matching.sort_by_key(|t| std::cmp::Reverse(template_prefix(&t.item.uri_template).len()));
         let mut plugins: Vec<Arc<Plugin>> = Vec::new();
         for plugin in matching.into_iter().map(|t| &t.plugin) {
             if !plugins.iter().any(|p| Arc::ptr_eq(p, plugin)) {
@@ -354,7 +353,12 @@ impl Toolbox {
 
     /// The enabled tool called `name`.
     pub fn get(&self, name: &str) -> Option<&Route> {
-        self.by_name.get(name).map(|&index| &self.routes[index])
+        self.position(name).map(|index| &self.routes[index])
+    }
+
+    /// Where the enabled tool called `name` is in [`Toolbox::routes`].
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
     }
 
     /// Every enabled tool, in configuration order.
@@ -524,17 +528,10 @@ fn load_plugin(engine: &Arc<Engine>, imports: &Imports, config: &PluginConfig) -
         engine.clone(),
         imports,
         PluginSetup {
-            name: config.name.clone(),
+            config,
             wasm,
             sha256,
-            grants: Grants {
-                mounts: config.mounts.clone(),
-                env,
-                network: config.network.clone().into(),
-            },
-            config: config.config.clone(),
-            limits: config.limits,
-            overrides: config.tools_overrides.clone(),
+            env,
         },
     )?;
     tracing::debug!(

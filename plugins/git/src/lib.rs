@@ -13,13 +13,13 @@
 //!   `git_show`; [`status`] is `git_status`; [`blame`] is `git_blame`.
 //! - [`diff`] is `git_diff`, and the changes and patch text `git_show` and
 //!   `git_status` share.
-//! - [`preload`] checks tracked files' metadata a directory at a time before
+//! - [`preload`] checks every tracked file's metadata in one host call before
 //!   a status compares the working tree, as git's preload-index does.
 //!
 //! gix reads packs, indexes and the commit-graph through memmap2, which has
 //! no WASI backend; this crate's workspace patches it with `memmap/`, which
 //! reads the files into memory instead (see that crate's docs), and patches
-//! gix-pack with `gix-pack/`, which reads a pack entry by entry instead of
+//! gix-pack with `vendor/gix-pack/`, which reads a pack entry by entry instead of
 //! whole (see its TOOLCELL.md; tested in `pack_reads`).
 
 pub mod blame;

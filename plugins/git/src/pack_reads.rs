@@ -1,4 +1,4 @@
-//! The patched gix-pack (`gix-pack/`, see its TOOLCELL.md) reads a pack entry by entry with
+//! The patched gix-pack (`vendor/gix-pack/`, see its TOOLCELL.md) reads a pack entry by entry with
 //! positioned reads. These tests check, natively, that every object of real packs `git` wrote
 //! decodes to the same bytes as from the pack read whole into memory, gix-pack's way before
 //! the patch: small and large objects, deltas, incompressible data longer than the read cache's

@@ -13,7 +13,7 @@
 //!   requests over one connection;
 //! - peak RSS (`VmHWM`) of each server before it exits.
 //!
-//! It prints a Markdown table (the README's "Performance" section holds one)
+//! It prints a Markdown table (docs/performance.md holds one)
 //! and, with `--json`, the raw figures.
 
 use std::path::{Path, PathBuf};

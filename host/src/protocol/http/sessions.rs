@@ -43,18 +43,11 @@ use tokio::time::Instant;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
 
+use crate::limits::{KEEP_ENDED, MAX_ENDED, MAX_EVENTS};
+
 /// How long a client waits before reconnecting a dropped stream (the SSE
 /// `retry` field).
 pub const RETRY: Duration = Duration::from_secs(3);
-
-/// The most events a log holds.
-pub const MAX_EVENTS: usize = 1024;
-
-/// How long a log is kept after its stream has ended.
-pub const KEEP_ENDED: Duration = Duration::from_secs(60);
-
-/// The most logs of ended streams kept per session; older ones go first.
-pub const MAX_ENDED: usize = 64;
 
 /// Events queued for one connection; the rest wait in the log.
 const READER_BUFFER: usize = 16;

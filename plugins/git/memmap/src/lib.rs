@@ -15,7 +15,7 @@
 //! cannot change under the reader when the file does.
 //!
 //! Packs no longer come through here: the workspace's patched gix-pack
-//! (`../gix-pack`, see its TOOLCELL.md) reads them entry by entry, as a
+//! (`../vendor/gix-pack`, see its TOOLCELL.md) reads them entry by entry, as a
 //! copy of a whole pack cost its size in time and memory on every call.
 //! What is left (indexes, the commit-graph, the index file, loose objects)
 //! is small next to the packs, or read whole by git as well.

@@ -6,13 +6,13 @@
 //! `wasi:filesystem` that is one host call per file, one after the other on
 //! the call's thread; git itself stats on several threads. Here a plugin
 //! hands over the whole list at once, and the host splits it between up to
-//! [`THREADS`] threads, each walking its share in order.
+//! [`STAT_PATHS_THREADS`] threads, each walking its share in order.
 //!
 //! Resolution is as strict as it gets: a path is `/`-separated plain names
 //! beneath the descriptor; each directory on the way is opened from the one
 //! before with cap-primitives, not following a symlink (a path through one
 //! fails with `loop`); the last name is statted without following it. The
-//! answers are [`lookups`](super::lookups)' (wasmtime-wasi's) for the same
+//! answers are [`fs_lookups`](super::fs_lookups)' (wasmtime-wasi's) for the same
 //! path: the tests compare them. Only the directory `dir` names is reached,
 //! and a thread holds two descriptors of its own at most.
 
@@ -26,24 +26,14 @@ use wasmtime::{AsContext, AsContextMut, StoreContextMut};
 use wasmtime_wasi::filesystem::Descriptor;
 use wasmtime_wasi::p2::bindings::filesystem::types::{DescriptorStat, ErrorCode};
 
-use super::lookups::{LookupView, descriptor_stat, directory};
+use super::fs_lookups::{LookupView, descriptor_stat, directory};
+use crate::limits::{STAT_PATHS_MAX, STAT_PATHS_MAX_PATH_BYTES, STAT_PATHS_THREADS};
 
 /// The interface, as plugins import it.
 pub const METADATA: &str = "toolcell:files/metadata@0.1.0";
 
-/// The most threads one call stats on.
-pub const THREADS: usize = 4;
-
 /// The fewest paths per thread worth starting a thread for.
 const PER_THREAD: usize = 512;
-
-/// The most paths one call may ask for; more traps the call. The paths are
-/// read in place from the guest's memory, not copied, and more text than
-/// `MAX_PATHS` paths of `MAX_PATH_BYTES` (strings may overlap) traps too.
-pub const MAX_PATHS: usize = 1 << 16;
-
-/// The longest path answered; a longer one is `name-too-long`.
-const MAX_PATH_BYTES: usize = 4096;
 
 /// One path's answer.
 type Answer = Result<DescriptorStat, ErrorCode>;
@@ -54,9 +44,9 @@ pub fn add_to_linker<T: LookupView + 'static>(linker: &mut Linker<T>) -> Result<
         "stat-paths",
         |mut store: StoreContextMut<'_, T>,
          (dir, paths): (Resource<Descriptor>, WasmList<WasmStr>)| {
-            if paths.len() > MAX_PATHS {
+            if paths.len() > STAT_PATHS_MAX {
                 return Err(wasmtime::Error::msg(format!(
-                    "stat-paths was given {} paths, and takes at most {MAX_PATHS} per call",
+                    "stat-paths was given {} paths, and takes at most {STAT_PATHS_MAX} per call",
                     paths.len()
                 )));
             }
@@ -73,7 +63,7 @@ pub fn add_to_linker<T: LookupView + 'static>(linker: &mut Linker<T>) -> Result<
             for path in &paths {
                 let text = path.to_str(store.as_context())?;
                 read += text.len();
-                if read > MAX_PATHS * MAX_PATH_BYTES {
+                if read > STAT_PATHS_MAX * STAT_PATHS_MAX_PATH_BYTES {
                     return Err(wasmtime::Error::msg(
                         "stat-paths was given more text than its paths can hold",
                     ));
@@ -90,7 +80,10 @@ pub fn add_to_linker<T: LookupView + 'static>(linker: &mut Linker<T>) -> Result<
 /// threads as the machine and the list's length warrant.
 pub fn stat_all<P: AsRef<str> + Sync>(root: &File, paths: &[P]) -> Vec<Answer> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let threads = cores.min(THREADS).min(paths.len() / PER_THREAD).max(1);
+    let threads = cores
+        .min(STAT_PATHS_THREADS)
+        .min(paths.len() / PER_THREAD)
+        .max(1);
     if threads == 1 {
         return stat_run(root, paths);
     }
@@ -120,7 +113,7 @@ fn stat_run<P: AsRef<str>>(root: &File, paths: &[P]) -> Vec<Answer> {
         .iter()
         .map(|path| {
             let path = path.as_ref();
-            if path.len() > MAX_PATH_BYTES {
+            if path.len() > STAT_PATHS_MAX_PATH_BYTES {
                 return Err(ErrorCode::NameTooLong);
             }
             let (directory, name) = split(path).ok_or(ErrorCode::Invalid)?;
@@ -177,9 +170,10 @@ mod tests {
     use wasmtime_wasi::WasiView;
     use wasmtime_wasi::p2::bindings::filesystem::types::{ErrorCode, PathFlags};
 
-    use super::{MAX_PATH_BYTES, PER_THREAD, stat_all};
-    use crate::runtime::lookups::directory;
-    use crate::runtime::lookups::tests::{PATHS, borrow, mount, wasmtime_stat};
+    use super::{PER_THREAD, stat_all};
+    use crate::limits::STAT_PATHS_MAX_PATH_BYTES;
+    use crate::runtime::host::fs_lookups::directory;
+    use crate::runtime::host::fs_lookups::tests::{PATHS, borrow, mount, wasmtime_stat};
 
     /// Paths that are not plain names beneath the directory.
     const INVALID: &[&str] = &[
@@ -239,7 +233,7 @@ mod tests {
     fn a_path_too_long_is_refused_unread() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let root = std::fs::File::open(dir.path()).expect("the directory");
-        let long = "a/".repeat(MAX_PATH_BYTES / 2) + "b";
+        let long = "a/".repeat(STAT_PATHS_MAX_PATH_BYTES / 2) + "b";
         let answers = stat_all(&root, &[long.as_str(), "missing"]);
         assert!(
             matches!(answers[0], Err(ErrorCode::NameTooLong)),

@@ -53,12 +53,8 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{
     DescriptorStat, DescriptorType, DirectoryEntry, ErrorCode, MetadataHashValue, PathFlags,
 };
 
+use crate::limits::LOOKUP_PARENTS;
 use crate::runtime::sandbox::FILESYSTEM_TYPES;
-
-/// How many parent directories one call keeps open: descriptors of the
-/// call's own, so they come out of its handle budget. A walk in path order
-/// (an index, a directory tree) needs one or two at a time.
-pub const PARENTS: usize = 4;
 
 /// The per-call state of the replaced calls: the parent directories kept
 /// open, what the last stat found, and the last entry listed.
@@ -341,7 +337,7 @@ impl Lookups {
             Some(index) => index,
             None => {
                 let dir = cap_primitives::fs::open_dir(root, Path::new(path)).ok()?;
-                if self.parents.len() == PARENTS {
+                if self.parents.len() == LOOKUP_PARENTS {
                     self.parents.pop_front();
                 }
                 self.parents.push_back(Parent {

@@ -1,0 +1,73 @@
+//! The first-party plugins: the one table that `build.rs` builds them from,
+//! the configuration checks `path = "builtin:NAME"` and `config` keys
+//! against, and the runtime embeds (see `runtime::builtin`).
+//!
+//! `build.rs` includes this file as a module of its own, so it uses nothing
+//! but `core`.
+
+/// A first-party plugin, as built and configured.
+#[derive(Clone, Copy, Debug)]
+pub struct Builtin {
+    /// The name in `path = "builtin:NAME"`, and the plugin's name in the
+    /// embedded default.
+    pub name: &'static str,
+    /// How cargo builds it: a package of the root workspace, or a workspace
+    /// of its own.
+    pub build: Build,
+    /// The file name cargo gives the component.
+    pub file: &'static str,
+    /// The keys its `config` table may have (see each plugin's docs).
+    pub config_keys: &'static [&'static str],
+    /// Whether the embedded default configuration serves it.
+    pub by_default: bool,
+}
+
+/// How cargo builds a builtin.
+#[derive(Clone, Copy, Debug)]
+pub enum Build {
+    /// `-p PACKAGE` in the root workspace.
+    Package(&'static str),
+    /// `--manifest-path MANIFEST` (relative to the repository root): a
+    /// workspace of its own, whose `[patch]`es apply to it alone.
+    Workspace(&'static str),
+}
+
+/// Every first-party plugin.
+///
+/// `research` is not served by default: its first mount is its registry,
+/// which a configuration has to name.
+pub const BUILTINS: &[Builtin] = &[
+    Builtin {
+        name: "fs",
+        build: Build::Package("toolcell-plugin-fs"),
+        file: "toolcell_plugin_fs.wasm",
+        config_keys: &["max_file_bytes", "max_diff_bytes"],
+        by_default: true,
+    },
+    Builtin {
+        name: "search",
+        build: Build::Package("toolcell-plugin-search"),
+        file: "toolcell_plugin_search.wasm",
+        config_keys: &["max_output_bytes"],
+        by_default: true,
+    },
+    Builtin {
+        name: "research",
+        build: Build::Package("toolcell-plugin-research"),
+        file: "toolcell_plugin_research.wasm",
+        config_keys: &["arxiv_base_url"],
+        by_default: false,
+    },
+    Builtin {
+        name: "git",
+        build: Build::Workspace("plugins/git/Cargo.toml"),
+        file: "toolcell_plugin_git.wasm",
+        config_keys: &["max_output_bytes"],
+        by_default: true,
+    },
+];
+
+/// The builtin called `name`.
+pub fn find(name: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|builtin| builtin.name == name)
+}

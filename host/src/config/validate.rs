@@ -1,0 +1,652 @@
+//! Reading and checking `plugins.toml`.
+//!
+//! The file is parsed into an untyped [`toml::Table`] and walked by hand rather than deserialised
+//! into serde types, so that one pass reports *every* problem (unknown keys, wrong types, bad
+//! values, missing files) as a [`ConfigError`] naming the file, the key path
+//! (`plugin[1] (fs).mounts[0].host`) and the reason. Messages show values and paths as written in
+//! the file; a relative path that does not resolve also shows where it led.
+//!
+//! Errors are reported in a fixed order: within each table, unknown keys first (sorted), then the
+//! known keys in the order the format documents them.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use toml::{Table, Value};
+
+mod values;
+
+use values::{describe, io_reason, join, resolved, syntax_error};
+
+use super::defaults::DEFAULT_CATEGORIES;
+use super::names::{
+    CATEGORY_RULE, CONTRACT_CATEGORIES, PLUGIN_NAME_RULE, TOOL_NAME_RULE, is_category, is_env_name,
+    is_plugin_name, is_tool_name, network_entry_problem, unknown_category,
+};
+use super::types::{Config, ConfigError, Limits, Mount, PluginConfig, PluginSource, ToolOverride};
+use crate::builtins::Builtin;
+use crate::limits;
+
+/// Prefix of a `path` that names a plugin compiled into the binary.
+pub(super) const BUILTIN_PREFIX: &str = "builtin:";
+
+const TOP_KEYS: &[&str] = &["server", "limits", "plugin"];
+const SERVER_KEYS: &[&str] = &["categories"];
+const LIMIT_KEYS: &[&str] = &["timeout_ms", "memory_mb", "max_output_bytes"];
+const SERVER_LIMIT_KEYS: &[&str] = &[
+    "timeout_ms",
+    "memory_mb",
+    "max_output_bytes",
+    "max_concurrent_calls",
+];
+const PLUGIN_KEYS: &[&str] = &[
+    "name", "path", "mounts", "env", "network", "tools", "config", "limits", "tool",
+];
+const TOOL_KEYS: &[&str] = &["name", "mounts", "limits"];
+const MOUNT_KEYS: &[&str] = &["host", "mode"];
+
+impl Config {
+    /// Reads and validates the file at `path`.
+    ///
+    /// `path` is shown as given in messages; relative paths in the file resolve against its parent
+    /// directory (or `.` if it has none).
+    pub fn load(path: &Path, builtins: &[Builtin]) -> Result<Config, Vec<ConfigError>> {
+        let source = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            vec![ConfigError {
+                file: source.clone(),
+                key: "(file)".to_owned(),
+                message: format!("cannot read file: {e}"),
+            }]
+        })?;
+        Config::parse(&text, &source, base_dir(path), builtins)
+    }
+
+    /// Validates `text`; `source` names it in messages; relative paths resolve against `base_dir`.
+    ///
+    /// `builtins` are the plugins accepted in `path = "builtin:NAME"`.
+    pub fn parse(
+        text: &str,
+        source: &str,
+        base_dir: &Path,
+        builtins: &[Builtin],
+    ) -> Result<Config, Vec<ConfigError>> {
+        let table = text
+            .parse::<Table>()
+            .map_err(|e| vec![syntax_error(source, text, &e)])?;
+        validate(&table, source, base_dir, builtins)
+    }
+}
+
+/// Validates a parsed configuration: `source` names it in messages, relative paths resolve
+/// against `base_dir`, and `builtins` are the plugins accepted in `path = "builtin:NAME"`.
+pub(super) fn validate(
+    table: &Table,
+    source: &str,
+    base_dir: &Path,
+    builtins: &[Builtin],
+) -> Result<Config, Vec<ConfigError>> {
+    Validator::new(source, base_dir, builtins).config(table)
+}
+
+/// The directory relative paths in the file at `path` resolve against: its parent, or `.`.
+pub(super) fn base_dir(path: &Path) -> &Path {
+    match path.parent() {
+        // A bare file name has an empty parent, which must mean ".".
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
+/// Walks the parsed file, collecting every error.
+///
+/// Each check records its errors and returns a fallback, so the walk always goes on; the built
+/// [`Config`] is only returned when no error was recorded.
+struct Validator<'a> {
+    file: &'a str,
+    base_dir: &'a Path,
+    builtins: &'a [Builtin],
+    errors: Vec<ConfigError>,
+}
+
+impl<'a> Validator<'a> {
+    fn new(file: &'a str, base_dir: &'a Path, builtins: &'a [Builtin]) -> Self {
+        Validator {
+            file,
+            base_dir,
+            builtins,
+            errors: Vec::new(),
+        }
+    }
+
+    fn error(&mut self, key: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(ConfigError {
+            file: self.file.to_owned(),
+            key: key.into(),
+            message: message.into(),
+        });
+    }
+
+    fn config(mut self, root: &Table) -> Result<Config, Vec<ConfigError>> {
+        self.unknown_keys(root, "", TOP_KEYS, &[]);
+
+        let categories = match root.get("server").and_then(|v| self.table(v, "server")) {
+            Some(server) => self.server(server),
+            None => DEFAULT_CATEGORIES.iter().map(|c| (*c).to_owned()).collect(),
+        };
+
+        let mut max_concurrent_calls = limits::DEFAULT_MAX_CONCURRENT_CALLS;
+        let mut limits = Limits::default();
+        if let Some(table) = root.get("limits").and_then(|v| self.table(v, "limits")) {
+            limits = self.limits(table, "limits", limits);
+            if let Some(value) = table.get("max_concurrent_calls") {
+                let key = "limits.max_concurrent_calls";
+                if let Some(n) = self.integer(value, key, 1, None) {
+                    match usize::try_from(n) {
+                        Ok(n) => max_concurrent_calls = n,
+                        Err(_) => self.error(key, format!("{n} is too large")),
+                    }
+                }
+            }
+        }
+
+        let mut plugins = Vec::new();
+        if let Some(value) = root.get("plugin") {
+            match value {
+                Value::Array(items) => {
+                    let mut seen = BTreeMap::new();
+                    for (index, item) in items.iter().enumerate() {
+                        if let Some(plugin) = self.plugin(index, item, limits, &mut seen) {
+                            plugins.push(plugin);
+                        }
+                    }
+                }
+                other => self.error(
+                    "plugin",
+                    format!(
+                        "expected an array of tables (`[[plugin]]`), found {}",
+                        describe(other)
+                    ),
+                ),
+            }
+        }
+
+        // With only builtin plugins, every category that can exist is known
+        // now: a misspelt one is an error here. (Component files may declare
+        // their own; the toolbox checks those once they are loaded.)
+        let only_builtins = plugins
+            .iter()
+            .all(|plugin: &PluginConfig| matches!(plugin.source, PluginSource::Builtin(_)));
+        if only_builtins && root.get("plugin").is_some() {
+            for (index, category) in categories.iter().enumerate() {
+                if !CONTRACT_CATEGORIES.contains(&category.as_str()) {
+                    self.error(
+                        format!("server.categories[{index}]"),
+                        unknown_category(category, CONTRACT_CATEGORIES),
+                    );
+                }
+            }
+        }
+
+        if self.errors.is_empty() {
+            Ok(Config {
+                source: self.file.to_owned(),
+                categories,
+                limits,
+                max_concurrent_calls,
+                plugins,
+            })
+        } else {
+            Err(self.errors)
+        }
+    }
+
+    fn server(&mut self, server: &Table) -> Vec<String> {
+        self.unknown_keys(server, "server", SERVER_KEYS, &[]);
+        match server.get("categories") {
+            Some(value) => self.string_list(value, "server.categories", "category", |c| {
+                (!is_category(c))
+                    .then(|| format!("invalid category {c:?}: must be {CATEGORY_RULE}"))
+            }),
+            None => DEFAULT_CATEGORIES.iter().map(|c| (*c).to_owned()).collect(),
+        }
+    }
+
+    /// Applies the limits in `table` (at key path `path`) over `base`.
+    ///
+    /// `max_concurrent_calls` is accepted only in the top-level `[limits]` (and read by the caller).
+    fn limits(&mut self, table: &Table, path: &str, base: Limits) -> Limits {
+        if path == "limits" {
+            self.unknown_keys(table, path, SERVER_LIMIT_KEYS, &[]);
+        } else {
+            self.unknown_keys(
+                table,
+                path,
+                LIMIT_KEYS,
+                &[(
+                    "max_concurrent_calls",
+                    "max_concurrent_calls is server-wide: set it in the top-level [limits]",
+                )],
+            );
+        }
+        let mut limits = base;
+        let fields: [(&str, &mut u64, Option<u64>); 3] = [
+            ("timeout_ms", &mut limits.timeout_ms, None),
+            (
+                "memory_mb",
+                &mut limits.memory_mb,
+                Some(limits::MAX_MEMORY_MB),
+            ),
+            ("max_output_bytes", &mut limits.max_output_bytes, None),
+        ];
+        for (name, field, max) in fields {
+            if let Some(value) = table.get(name)
+                && let Some(n) = self.integer(value, &join(path, name), 1, max)
+            {
+                *field = n;
+            }
+        }
+        limits
+    }
+
+    /// A plugin's or a tool's `limits` (at key path `path`), which must be a table, over `base`.
+    fn limits_table(&mut self, value: &Value, path: &str, base: Limits) -> Limits {
+        match self.table(value, path) {
+            Some(table) => self.limits(table, path, base),
+            None => base,
+        }
+    }
+
+    fn plugin(
+        &mut self,
+        index: usize,
+        value: &Value,
+        base_limits: Limits,
+        seen: &mut BTreeMap<String, String>,
+    ) -> Option<PluginConfig> {
+        let position = format!("plugin[{index}]");
+        let table = self.table(value, &position)?;
+
+        let name = match table.get("name") {
+            None => {
+                self.error(&position, "missing required key `name`");
+                None
+            }
+            Some(value) => self
+                .string(value, &join(&position, "name"))
+                .and_then(|name| {
+                    if is_plugin_name(name) {
+                        Some(name.to_owned())
+                    } else {
+                        self.error(
+                            join(&position, "name"),
+                            format!("invalid plugin name {name:?}: must be {PLUGIN_NAME_RULE}"),
+                        );
+                        None
+                    }
+                }),
+        };
+        // From here on, the name (when valid) helps the reader find the plugin.
+        let prefix = match &name {
+            Some(name) => format!("{position} ({name})"),
+            None => position.clone(),
+        };
+        if let Some(name) = &name {
+            match seen.get(name) {
+                Some(first) => self.error(
+                    join(&prefix, "name"),
+                    format!("duplicate plugin name {name:?}: already used by {first}"),
+                ),
+                None => {
+                    seen.insert(name.clone(), position.clone());
+                }
+            }
+        }
+
+        self.unknown_keys(table, &prefix, PLUGIN_KEYS, &[]);
+
+        let source = match table.get("path") {
+            None => {
+                self.error(&prefix, "missing required key `path`");
+                None
+            }
+            Some(value) => self.plugin_source(value, &join(&prefix, "path")),
+        };
+
+        let mounts = match table.get("mounts") {
+            Some(value) => self.mounts(value, &join(&prefix, "mounts")),
+            None => Vec::new(),
+        };
+
+        let env = match table.get("env") {
+            Some(value) => {
+                self.string_list(value, &join(&prefix, "env"), "environment variable", |v| {
+                    (!is_env_name(v)).then(|| {
+                    format!(
+                        "invalid environment variable name {v:?}: must be letters, digits and `_`, \
+                         not starting with a digit"
+                    )
+                })
+                })
+            }
+            None => Vec::new(),
+        };
+
+        let network = match table.get("network") {
+            Some(value) => self.string_list(value, &join(&prefix, "network"), "host", |v| {
+                network_entry_problem(v)
+            }),
+            None => Vec::new(),
+        };
+
+        let tools = table.get("tools").map(|value| {
+            let path = join(&prefix, "tools");
+            let tools = self.string_list(value, &path, "tool", |t| {
+                t.is_empty()
+                    .then(|| "tool name must not be empty".to_owned())
+            });
+            if matches!(value, Value::Array(a) if a.is_empty()) {
+                self.error(
+                    path,
+                    "empty allow-list would allow no tool: list tools, or remove `tools` to allow \
+                     every tool in an enabled category",
+                );
+            }
+            tools
+        });
+
+        let config = match table.get("config") {
+            Some(value) => self.plugin_values(value, &join(&prefix, "config")),
+            None => BTreeMap::new(),
+        };
+        // A builtin's keys are known here; a component file's are not.
+        if let Some(PluginSource::Builtin(builtin)) = &source
+            && let Some(known) = self.builtins.iter().find(|known| known.name == builtin)
+        {
+            for key in config.keys() {
+                if !known.config_keys.contains(&key.as_str()) {
+                    let expected = if known.config_keys.is_empty() {
+                        "it reads none".to_owned()
+                    } else {
+                        format!("expected one of: {}", known.config_keys.join(", "))
+                    };
+                    self.error(
+                        join(&join(&prefix, "config"), key),
+                        format!("unknown key for builtin:{builtin} ({expected})"),
+                    );
+                }
+            }
+        }
+
+        let limits = match table.get("limits") {
+            Some(value) => self.limits_table(value, &join(&prefix, "limits"), base_limits),
+            None => base_limits,
+        };
+
+        let tools_overrides = match table.get("tool") {
+            Some(value) => self.tool_overrides(value, &join(&prefix, "tool"), limits),
+            None => BTreeMap::new(),
+        };
+
+        Some(PluginConfig {
+            name: name?,
+            source: source?,
+            mounts,
+            env,
+            network,
+            tools,
+            config,
+            limits,
+            tools_overrides,
+        })
+    }
+
+    /// The `[[plugin.tool]]` entries at key path `path`, by name; `base_limits` are the plugin's.
+    fn tool_overrides(
+        &mut self,
+        value: &Value,
+        path: &str,
+        base_limits: Limits,
+    ) -> BTreeMap<String, ToolOverride> {
+        let mut overrides = BTreeMap::new();
+        let Value::Array(items) = value else {
+            self.error(
+                path,
+                format!(
+                    "expected an array of tables (`[[plugin.tool]]`), found {}",
+                    describe(value)
+                ),
+            );
+            return overrides;
+        };
+        // The first position of each name, for duplicate messages.
+        let mut seen = BTreeMap::new();
+        for (index, item) in items.iter().enumerate() {
+            let position = format!("tool[{index}]");
+            let key = format!("{path}[{index}]");
+            let table = match item {
+                Value::Table(table) => table,
+                // `tool` for `tools` is an easy slip; say which one takes names.
+                Value::String(_) => {
+                    self.error(
+                        key,
+                        format!(
+                            "expected a table, found {}: an allow-list of tool names is `tools`",
+                            describe(item)
+                        ),
+                    );
+                    continue;
+                }
+                other => {
+                    self.error(key, format!("expected a table, found {}", describe(other)));
+                    continue;
+                }
+            };
+            let name = match table.get("name") {
+                None => {
+                    self.error(&key, "missing required key `name`");
+                    None
+                }
+                Some(value) => self.string(value, &join(&key, "name")).and_then(|name| {
+                    if is_tool_name(name) {
+                        Some(name.to_owned())
+                    } else {
+                        self.error(
+                            join(&key, "name"),
+                            format!("invalid tool name {name:?}: must be {TOOL_NAME_RULE}"),
+                        );
+                        None
+                    }
+                }),
+            };
+            let prefix = match &name {
+                Some(name) => format!("{key} ({name})"),
+                None => key.clone(),
+            };
+            let mut duplicate = false;
+            if let Some(name) = &name {
+                match seen.get(name) {
+                    Some(first) => {
+                        duplicate = true;
+                        self.error(
+                            join(&prefix, "name"),
+                            format!("duplicate tool name {name:?}: already used by {first}"),
+                        );
+                    }
+                    None => {
+                        seen.insert(name.clone(), position);
+                    }
+                }
+            }
+
+            self.unknown_keys(table, &prefix, TOOL_KEYS, &[]);
+
+            let mounts = table
+                .get("mounts")
+                .map(|value| self.mounts(value, &join(&prefix, "mounts")));
+
+            let limits = match table.get("limits") {
+                Some(value) => self.limits_table(value, &join(&prefix, "limits"), base_limits),
+                None => base_limits,
+            };
+
+            if let Some(name) = name
+                && !duplicate
+            {
+                overrides.insert(name, ToolOverride { mounts, limits });
+            }
+        }
+        overrides
+    }
+
+    /// The array of mount tables at key path `path`; the valid ones, in order.
+    fn mounts(&mut self, value: &Value, path: &str) -> Vec<Mount> {
+        let mut mounts = Vec::new();
+        if let Some(items) = self.array(value, path, "an array of tables") {
+            for (i, item) in items.iter().enumerate() {
+                if let Some(mount) = self.mount(item, &format!("{path}[{i}]")) {
+                    mounts.push(mount);
+                }
+            }
+        }
+        mounts
+    }
+
+    fn plugin_source(&mut self, value: &Value, key: &str) -> Option<PluginSource> {
+        let written = self.string(value, key)?;
+        if let Some(builtin) = written.strip_prefix(BUILTIN_PREFIX) {
+            if self.builtins.iter().any(|known| known.name == builtin) {
+                return Some(PluginSource::Builtin(builtin.to_owned()));
+            }
+            let available = if self.builtins.is_empty() {
+                "this build has none".to_owned()
+            } else {
+                let names: Vec<&str> = self.builtins.iter().map(|known| known.name).collect();
+                format!("available: {}", names.join(", "))
+            };
+            self.error(key, format!("unknown builtin {builtin:?} ({available})"));
+            return None;
+        }
+        if written.is_empty() {
+            self.error(key, "must not be empty");
+            return None;
+        }
+        match std::fs::canonicalize(self.base_dir.join(written)) {
+            Ok(path) if path.is_dir() => {
+                self.error(
+                    key,
+                    format!("{written:?}: is a directory, expected a component file"),
+                );
+                None
+            }
+            Ok(path) => Some(PluginSource::File(path)),
+            Err(e) => {
+                self.error(key, format!("{written:?}: {}", io_reason(&e, "file")));
+                None
+            }
+        }
+    }
+
+    fn mount(&mut self, value: &Value, path: &str) -> Option<Mount> {
+        let table = self.table(value, path)?;
+        self.unknown_keys(table, path, MOUNT_KEYS, &[]);
+
+        let host = match table.get("host") {
+            None => {
+                self.error(path, "missing required key `host`");
+                None
+            }
+            Some(value) => {
+                let key = join(path, "host");
+                self.string(value, &key).and_then(|written| {
+                    if written.is_empty() {
+                        self.error(key, "must not be empty");
+                        return None;
+                    }
+                    let joined = self.base_dir.join(written);
+                    // Say where a relative path led, so a mistake is plain.
+                    let at = if Path::new(written).is_absolute() {
+                        String::new()
+                    } else {
+                        format!(" (resolved to {})", resolved(&joined).display())
+                    };
+                    match std::fs::canonicalize(&joined) {
+                        Ok(host) if host.is_dir() => Some(host),
+                        Ok(_) => {
+                            self.error(key, format!("{written:?}{at}: not a directory"));
+                            None
+                        }
+                        Err(e) => {
+                            let reason = io_reason(&e, "directory");
+                            self.error(key, format!("{written:?}{at}: {reason}"));
+                            None
+                        }
+                    }
+                })
+            }
+        };
+
+        let writable = match table.get("mode") {
+            None => {
+                self.error(
+                    path,
+                    r#"missing required key `mode` (expected "ro" or "rw")"#,
+                );
+                None
+            }
+            Some(value) => {
+                let key = join(path, "mode");
+                match self.string(value, &key) {
+                    Some("ro") => Some(false),
+                    Some("rw") => Some(true),
+                    Some(other) => {
+                        self.error(
+                            key,
+                            format!(r#"invalid mode {other:?}: expected "ro" or "rw""#),
+                        );
+                        None
+                    }
+                    None => None,
+                }
+            }
+        };
+
+        Some(Mount {
+            host: host?,
+            writable: writable?,
+        })
+    }
+
+    fn plugin_values(&mut self, value: &Value, path: &str) -> BTreeMap<String, String> {
+        let mut values = BTreeMap::new();
+        let Some(table) = self.table(value, path) else {
+            return values;
+        };
+        let mut keys: Vec<&String> = table.keys().collect();
+        keys.sort();
+        for key in keys {
+            let Some(value) = table.get(key) else {
+                continue;
+            };
+            let text = match value {
+                Value::String(s) => s.clone(),
+                Value::Integer(i) => i.to_string(),
+                // The TOML form keeps a float recognisable as one (`1.0`, not `1`).
+                Value::Float(_) => value.to_string(),
+                Value::Boolean(b) => b.to_string(),
+                other => {
+                    self.error(
+                        join(path, key),
+                        format!(
+                            "expected a string, integer, float or boolean, found {}",
+                            describe(other)
+                        ),
+                    );
+                    continue;
+                }
+            };
+            values.insert(key.clone(), text);
+        }
+        values
+    }
+}

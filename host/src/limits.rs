@@ -1,0 +1,157 @@
+//! Every cap Toolcell puts on what a client or a plugin can make it spend,
+//! and the defaults of the limits `plugins.toml` can set: one constant each,
+//! in one place.
+//!
+//! `docs/security.md` has a table with one row per constant here, named
+//! by its constant; a test below keeps the two in step. Tuning values that
+//! bound nothing (the epoch tick, buffer sizes) live beside the code they
+//! tune.
+
+use std::time::Duration;
+
+/// Declares the caps and [`NAMES`], the list of their names.
+macro_rules! caps {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty = $value:expr;)+) => {
+        $($(#[$doc])* pub const $name: $ty = $value;)+
+        /// The name of every constant in this module, in order.
+        pub const NAMES: &[&str] = &[$(stringify!($name)),+];
+    };
+}
+
+caps! {
+    /// Default of `timeout_ms`: the wall-clock time a call may take, counted
+    /// from when the server accepts it.
+    DEFAULT_TIMEOUT_MS: u64 = 30_000;
+    /// Default of `memory_mb`: the linear memory a plugin instance may grow to.
+    DEFAULT_MEMORY_MB: u64 = 256;
+    /// The largest `memory_mb` a configuration may set.
+    MAX_MEMORY_MB: u64 = 4096;
+    /// Default of `max_output_bytes`: the size of a call's result as JSON.
+    DEFAULT_MAX_OUTPUT_BYTES: u64 = 1_048_576;
+    /// Default of `max_concurrent_calls`: calls running at once, server-wide.
+    DEFAULT_MAX_CONCURRENT_CALLS: usize = 16;
+
+    /// The most content blocks one tool result may have.
+    MAX_CONTENT_BLOCKS: usize = 1000;
+    /// The most WASI handles one call may hold, however many descriptors the
+    /// process has.
+    MAX_HANDLES_PER_CALL: usize = 256;
+    /// The fewest handles a call is given: a recursive walk holds one
+    /// directory per level.
+    MIN_HANDLES_PER_CALL: usize = 32;
+    /// Descriptors kept for the server itself (stdio, sockets, the runtime,
+    /// each running call's mounts) when the calls' shares are worked out.
+    RESERVED_DESCRIPTORS: u64 = 128;
+    /// How far the soft `RLIMIT_NOFILE` is raised at most at start-up.
+    DESCRIPTOR_TARGET: u64 = 65_536;
+    /// Directories the host's lookups keep open for a call, taken out of the
+    /// call's handles.
+    LOOKUP_PARENTS: usize = 4;
+    /// The most elements a guest's function tables may grow to.
+    MAX_TABLE_ELEMENTS: usize = 1_000_000;
+
+    /// The most tools one plugin may offer.
+    MAX_TOOLS_PER_PLUGIN: usize = 256;
+    /// The longest tool title, in bytes.
+    MAX_TITLE_BYTES: usize = 256;
+    /// The longest tool description, in bytes.
+    MAX_DESCRIPTION_BYTES: usize = 16 * 1024;
+    /// The largest input or output schema, in bytes of JSON.
+    MAX_SCHEMA_BYTES: usize = 64 * 1024;
+    /// The most one plugin's tool descriptors may add up to, in bytes.
+    MAX_LISTING_BYTES: usize = 1024 * 1024;
+    /// The most resources, resource templates or prompts one plugin may list.
+    MAX_LISTED: usize = 1024;
+    /// The longest URI, URI template or prompt name, in bytes.
+    MAX_NAME_BYTES: usize = 2048;
+    /// The most values one completion returns (MCP's own limit).
+    MAX_COMPLETIONS: usize = 100;
+
+    /// What a call's guest may write to stdout and stderr together; it is
+    /// logged, never sent to the client.
+    GUEST_OUTPUT_LOG_BYTES: usize = 256 * 1024;
+    /// The longest line of guest output logged as one event; longer ones
+    /// are split.
+    GUEST_LOG_LINE_BYTES: usize = 4096;
+
+    /// The most paths one `stat-paths` call (toolcell:files) may ask about.
+    STAT_PATHS_MAX: usize = 1 << 16;
+    /// The longest path `stat-paths` answers, in bytes.
+    STAT_PATHS_MAX_PATH_BYTES: usize = 4096;
+    /// The most threads one `stat-paths` call uses.
+    STAT_PATHS_THREADS: usize = 4;
+
+    /// Progress notifications go out at most once in this interval per call;
+    /// the last report is always sent.
+    PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
+    /// Log messages one call may have queued for the client; more are dropped.
+    QUEUED_REPORTS: usize = 256;
+    /// The most resources one session (or one `subscriptions/listen` stream)
+    /// may follow.
+    MAX_SUBSCRIPTIONS: usize = 64;
+    /// How often a followed resource is read again to see whether it changed.
+    WATCH_INTERVAL: Duration = Duration::from_secs(2);
+
+    /// The longest JSON-RPC line read from stdin.
+    MAX_STDIO_LINE: usize = 64 * 1024 * 1024;
+    /// Answers queued for stdout before reading more requests waits.
+    PENDING_REPLIES: usize = 64;
+    /// The most events kept per HTTP stream for resumption.
+    MAX_EVENTS: usize = 1024;
+    /// How long a finished HTTP stream's events are kept for resumption.
+    KEEP_ENDED: Duration = Duration::from_secs(60);
+    /// The most finished streams kept per HTTP session; older ones go first.
+    MAX_ENDED: usize = 64;
+
+    /// How long `initialize` and `server/discover` wait for the plugins to
+    /// load before declaring capabilities without them.
+    CAPABILITIES_WAIT: Duration = Duration::from_secs(3);
+    /// How long a call waits for a client's first `roots/list` answer before
+    /// it runs with the configured mounts.
+    ROOTS_WAIT: Duration = Duration::from_secs(5);
+    /// How long after its deadline a call's thread may take to stop before
+    /// the server answers without it.
+    STRAGGLE: Duration = Duration::from_millis(250);
+    /// At HTTP shutdown, how long answers still being sent are waited for.
+    ANSWERS_WAIT: Duration = Duration::from_secs(1);
+    /// Default of `--shutdown-grace-ms`: how long running HTTP calls may take
+    /// to finish at shutdown before they are interrupted.
+    DEFAULT_SHUTDOWN_GRACE_MS: u64 = 10_000;
+}
+
+// A call always keeps handles of its own after the lookups take theirs.
+const _: () = assert!(LOOKUP_PARENTS < MIN_HANDLES_PER_CALL);
+const _: () = assert!(MIN_HANDLES_PER_CALL <= MAX_HANDLES_PER_CALL);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The constant named in each row of the limits table of
+    /// `docs/security.md`: the first code span of the row's first cell.
+    fn documented() -> Vec<String> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/security.md");
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let mut names = Vec::new();
+        for line in text.lines() {
+            let Some(first) = line.strip_prefix('|').and_then(|l| l.split('|').next()) else {
+                continue;
+            };
+            let mut spans = first.split('`').skip(1).step_by(2);
+            if let Some(name) = spans.next()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                && !name.is_empty()
+            {
+                names.push(name.to_string());
+            }
+        }
+        names
+    }
+
+    #[test]
+    fn the_documented_table_has_a_row_for_every_cap_in_order() {
+        assert_eq!(documented(), NAMES, "docs/security.md's limits table");
+    }
+}

@@ -1,0 +1,160 @@
+//! Call slots and deadlines: every run (a tool call, a resource read, a
+//! prompt, a completion) takes one of `max_concurrent_calls` slots and runs
+//! on a blocking-pool thread of its own, answered by its deadline even if
+//! that thread is stuck in the kernel; at shutdown, running calls get a
+//! grace period and are then interrupted.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use rmcp::ErrorData;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+use super::Server;
+use crate::limits::STRAGGLE;
+use crate::runtime::call::{CallContext, CallError, ClientAsk, Interruption};
+use crate::runtime::plugin::Plugin;
+
+impl Server {
+    /// Shuts down calls: refuses new ones, lets running ones finish for up
+    /// to `grace`, then interrupts the rest and waits (briefly) for them.
+    pub async fn drain(&self, grace: Duration) {
+        let started = Instant::now();
+        let running = self.in_flight.load(Ordering::Acquire);
+        if running > 0 {
+            tracing::info!(running, "waiting for running calls to finish");
+        }
+        while self.in_flight.load(Ordering::Acquire) > 0 && started.elapsed() < grace {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        self.stopping.cancel();
+        // An interrupted call ends at once: its future is dropped.
+        let cutoff = Instant::now() + Duration::from_secs(2);
+        while self.in_flight.load(Ordering::Acquire) > 0 && Instant::now() < cutoff {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Runs `work` in one of the call slots, on a blocking-pool thread of
+    /// its own, by a deadline of `timeout_ms` from `accepted` (unless `cx`
+    /// has an earlier one). Tool calls, resource reads, prompts and
+    /// completions all run this way, so they share the slots and limits.
+    pub(super) async fn in_slot<R, F>(
+        &self,
+        what: &str,
+        timeout_ms: u64,
+        accepted: Instant,
+        mut cx: CallContext,
+        work: impl FnOnce(CallContext) -> F + Send + 'static,
+    ) -> Result<R, CallError>
+    where
+        R: Send + 'static,
+        F: Future<Output = Result<R, CallError>>,
+    {
+        let tool = || what.to_string();
+        let deadline = *cx
+            .deadline
+            .get_or_insert(accepted + Duration::from_millis(timeout_ms));
+        cx.cancel.push(self.stopping.clone());
+        let permit = tokio::select! {
+            biased;
+            permit = Arc::clone(&self.calls).acquire_owned() => permit
+                .map_err(|_| CallError::Cancelled { tool: tool() })?,
+            () = cx.cancelled() => return Err(CallError::Cancelled { tool: tool() }),
+            () = tokio::time::sleep_until(deadline) => return Err(CallError::Busy {
+                tool: tool(),
+                ms: timeout_ms,
+                slots: self.slots,
+            }),
+        };
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        let _in_flight = InFlight(self.in_flight.clone());
+        let _slot = permit;
+        // The guest runs on a blocking-pool thread of its own, where its file
+        // operations are done in place: fast, and harmless to the runtime's
+        // workers if one blocks in the kernel (a hung disk; FIFOs are never
+        // opened). The thread ends the call by its deadline or cancellation
+        // (see `Plugin::call`); should it be stuck in a system call, this side
+        // answers anyway a moment later, gives the slot back, and tells the
+        // thread to stop when the kernel lets it go.
+        let stop = CancellationToken::new();
+        let _stop = stop.clone().drop_guard();
+        cx.cancel.push(stop);
+        let watched = cx.clone();
+        let runtime = tokio::runtime::Handle::current();
+        let mut task = tokio::task::spawn_blocking(move || runtime.block_on(work(cx)));
+        tokio::select! {
+            biased;
+            joined = &mut task => joined.unwrap_or_else(|join| {
+                tracing::error!(what, "call task failed: {join}");
+                Err(CallError::Trap {
+                    tool: tool(),
+                    reason: "its task failed inside the server".to_string(),
+                })
+            }),
+            () = watched.cancelled() => Err(CallError::Cancelled { tool: tool() }),
+            () = tokio::time::sleep_until(deadline + STRAGGLE) => {
+                tracing::warn!(what, "a call is stuck in a system call past its deadline");
+                Err(CallError::Timeout { tool: tool(), ms: timeout_ms })
+            }
+        }
+    }
+
+    /// Runs `work` for a resource listing or read, a prompt or a
+    /// completion on `plugin`: in a call slot, with the plugin's limits,
+    /// `client` to ask, and (for the embedded default) the client's roots as
+    /// its mounts. A run that fails (a trap, the time limit) is a JSON-RPC
+    /// internal error saying so: these requests have no `isError` result.
+    pub(super) async fn feature<R, F>(
+        &self,
+        plugin: &Arc<Plugin>,
+        what: &str,
+        ct: CancellationToken,
+        client: Option<Arc<dyn ClientAsk>>,
+        work: impl FnOnce(Arc<Plugin>, CallContext) -> F + Send + 'static,
+    ) -> Result<Result<R, Interruption>, ErrorData>
+    where
+        R: Send + 'static,
+        F: Future<Output = Result<R, CallError>>,
+    {
+        let accepted = Instant::now();
+        if self.stopping.is_cancelled() {
+            return Err(ErrorData::internal_error(
+                "the server is shutting down",
+                None,
+            ));
+        }
+        let mut cx = CallContext {
+            cancel: vec![ct],
+            client,
+            ..CallContext::default()
+        };
+        if self.policy.client_roots {
+            cx.mounts = self.client_roots().await;
+        }
+        let timeout_ms = plugin.limits().timeout_ms;
+        let plugin = plugin.clone();
+        match self
+            .in_slot(what, timeout_ms, accepted, cx, move |cx| work(plugin, cx))
+            .await
+        {
+            Ok(result) => Ok(Ok(result)),
+            Err(CallError::Interrupted { interruption, .. }) => Ok(Err(interruption)),
+            Err(error) => {
+                tracing::debug!(what, "failed: {error}");
+                Err(ErrorData::internal_error(error.to_string(), None))
+            }
+        }
+    }
+}
+
+/// Counts a call as running until dropped.
+struct InFlight(Arc<AtomicUsize>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
