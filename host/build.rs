@@ -36,13 +36,17 @@ fn main() {
 
     ensure_target();
 
-    // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out: build in
-    // <target>/wasm-plugins, which `cargo clean` removes too, and which the
-    // debug and release builds share (the plugins are always built in
-    // release), so `cargo test` after `cargo build --release` builds none again.
+    // OUT_DIR is <target>/[<triple>/]<profile>/build/<pkg>-<hash>/out: build
+    // in <target>/wasm-plugins, which `cargo clean` removes too, and which
+    // the debug and release builds and every host target share (the plugins
+    // are always built in release, and for wasm whatever the host), so
+    // `cargo test` after `cargo build --release`, or a Windows build after a
+    // Linux one, builds none again. Cargo marks its target directory with a
+    // CACHEDIR.TAG.
     let target_dir = out_dir
         .ancestors()
-        .nth(4)
+        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
+        .or_else(|| out_dir.ancestors().nth(4))
         .map(|target| target.join("wasm-plugins"))
         .unwrap_or_else(|| root.join("target").join("wasm-plugins"));
 

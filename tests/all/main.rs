@@ -5,6 +5,9 @@
 
 // A failing test should panic with a message; unwrapping is how it does so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// The fixtures are Unix ones (symlinks, FIFOs, sockets, file modes, signals), so these tests run on
+// Linux and macOS; on Windows the binary is driven by the smoke test under wine (tests/windows/).
+#![cfg(unix)]
 
 mod asking;
 mod cli;

@@ -11,6 +11,8 @@
 
 // A failing test should panic with a message; unwrapping is how it does so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// The harness is `tests/all`'s, which is Unix-only (see there).
+#![cfg(unix)]
 
 #[allow(dead_code)]
 #[path = "../all/support.rs"]

@@ -24,9 +24,7 @@ use anyhow::{Context, Result};
 use wasmtime::component::Component;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
-use crate::limits::{
-    DESCRIPTOR_TARGET, MAX_HANDLES_PER_CALL, MIN_HANDLES_PER_CALL, RESERVED_DESCRIPTORS,
-};
+use crate::limits::{MAX_HANDLES_PER_CALL, MIN_HANDLES_PER_CALL, RESERVED_DESCRIPTORS};
 
 /// How often the epoch advances while a call runs: the resolution of time
 /// limits and cancellation.
@@ -96,6 +94,7 @@ pub fn handles_per_call(descriptor_limit: Option<u64>, calls: usize) -> usize {
 pub fn raise_descriptor_limit() -> Option<u64> {
     #[cfg(unix)]
     {
+        use crate::limits::DESCRIPTOR_TARGET;
         use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
         let limit = getrlimit(Resource::Nofile);
         let soft = limit.current?;

@@ -27,6 +27,7 @@ use crate::runtime::sandbox::{self, NetworkPolicy};
 mod client;
 pub mod fs_lookups;
 mod log;
+mod stat;
 pub mod stat_paths;
 
 use fs_lookups::{LookupView, Lookups};

@@ -26,7 +26,8 @@ use wasmtime::{AsContext, AsContextMut, StoreContextMut};
 use wasmtime_wasi::filesystem::Descriptor;
 use wasmtime_wasi::p2::bindings::filesystem::types::{DescriptorStat, ErrorCode};
 
-use super::fs_lookups::{LookupView, descriptor_stat, directory};
+use super::fs_lookups::LookupView;
+use super::stat::{descriptor_stat, directory};
 use crate::limits::{STAT_PATHS_MAX, STAT_PATHS_MAX_PATH_BYTES, STAT_PATHS_THREADS};
 
 /// The interface, as plugins import it.
@@ -165,15 +166,15 @@ fn split(path: &str) -> Option<(Option<&str>, &str)> {
     })
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use wasmtime_wasi::WasiView;
     use wasmtime_wasi::p2::bindings::filesystem::types::{ErrorCode, PathFlags};
 
     use super::{PER_THREAD, stat_all};
     use crate::limits::STAT_PATHS_MAX_PATH_BYTES;
-    use crate::runtime::host::fs_lookups::directory;
-    use crate::runtime::host::fs_lookups::tests::{PATHS, borrow, mount, wasmtime_stat};
+    use crate::runtime::host::fs_lookups::fixture::{PATHS, borrow, mount, wasmtime_stat};
+    use crate::runtime::host::stat::directory;
 
     /// Paths that are not plain names beneath the directory.
     const INVALID: &[&str] = &[
