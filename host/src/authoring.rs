@@ -53,7 +53,7 @@ impl Project {
     /// Finds the project in `dir` by its manifest: `Cargo.toml`,
     /// `pyproject.toml` or `package.json`.
     pub fn find(dir: &Path) -> Result<Project> {
-        let dir = std::fs::canonicalize(dir)
+        let dir = dunce::canonicalize(dir)
             .with_context(|| format!("cannot open the project folder {}", dir.display()))?;
         let read = |file: &str| -> Result<Option<String>> {
             let path = dir.join(file);

@@ -17,7 +17,8 @@
  *   `isError: true`. Any other exception becomes such a result too, never a
  *   trap.
  * - `fs` reads and writes files under the plugin's mounts: a relative path is
- *   resolved against the first mount (the guest has no current directory).
+ *   resolved against the first mount (the guest has no current directory),
+ *   and on a Windows host `C:\x` means the sandbox's `/C:/x`.
  * - `host` logs, reports progress, checks for cancellation and reads the
  *   plugin's `config` table.
  *
@@ -406,41 +407,69 @@ export const host = {
 /**
  * Files under the plugin's mounts.
  *
- * Every mount appears at its real host path, so absolute paths the model
- * sees are real paths. The guest has no current directory: a relative path
- * is resolved against the plugin's first mount. The sandbox itself refuses
- * whatever leaves a mount (`..`, a symlink out, a path outside every mount),
- * and writes to a read-only mount; the functions turn such refusals, and
- * other failures, into a `ToolError` that names the path.
+ * Every mount appears in the sandbox under a name taken from its host path:
+ * on Linux and macOS the path itself (`/home/me/proj`), on Windows a POSIX
+ * form of it (`C:\Users\me\proj` is `/C:/Users/me/proj`). The guest has
+ * no current directory: a relative path is resolved against the plugin's
+ * first mount. Every function here takes Windows paths on a Windows host,
+ * and messages show paths the way the host writes them (`fs.display`). The
+ * sandbox itself refuses whatever leaves a mount (`..`, a symlink out, a
+ * path outside every mount), and writes to a read-only mount; the functions
+ * turn such refusals, and other failures, into a `ToolError` that names the
+ * path.
  */
 export const fs = {
-  /** The mounted directories, in `plugins.toml` order. @returns {string[]} */
+  /**
+   * The mounted directories, in `plugins.toml` order, as the sandbox names
+   * them (`/C:/Users/me/proj` for a Windows folder). @returns {string[]}
+   */
   mounts() {
     return getDirectories().map(([, path]) => path);
   },
 
   /**
-   * An absolute path for `path`: itself when absolute, else joined to the
-   * first mount. Containment is not checked here; the sandbox refuses what
-   * lies outside the mounts when the path is used.
+   * The sandbox's name for `path`: itself when absolute, else joined to the
+   * first mount. On a Windows host (a mount is named like `/C:/...`),
+   * `C:\x\y`, `C:/x/y` and `\\?\C:\x\y` all mean `/C:/x/y`, and an
+   * absolute path whose leading folders match a mount's, ignoring case, is
+   * spelled as that mount is; a drive-relative path (`C:x`) is refused.
+   * Containment is not checked here; the sandbox refuses what lies outside
+   * the mounts when the path is used.
    * @param {string} path
    */
   resolve(path) {
     if (typeof path !== "string" || path === "") throw new ToolError("the path is empty");
-    if (path.startsWith("/")) return path;
-    const first = fs.mounts()[0];
+    const granted = fs.mounts();
+    if (isWindows(granted)) {
+      path = posixForm(path);
+      if (path.startsWith("/")) return respell(path, granted);
+    } else if (path.startsWith("/")) {
+      return path;
+    }
+    const first = granted[0];
     if (first === undefined) {
       throw new ToolError(`\`${path}\` is relative, but this tool has no mounted directory to resolve it against`);
     }
     return first.endsWith("/") ? first + path : `${first}/${path}`;
   },
 
+  /**
+   * `path` as the host writes it, for messages: on a Windows host
+   * `/C:/Users/me/a.txt` is shown as `C:\Users\me\a.txt`; any other path,
+   * and every path on other hosts, is returned unchanged.
+   * @param {string} path
+   */
+  display(path) {
+    path = String(path);
+    return hasDrive(path) && isWindows(fs.mounts()) ? path.slice(1).replaceAll("/", "\\") : path;
+  },
+
   /** The contents of a file. @param {string} path @returns {Uint8Array} */
   readBytes(path) {
-    const { absolute, dir, rel } = locate(path);
-    return attempt(absolute, () => {
+    const { shown, dir, rel } = locate(path);
+    return attempt(shown, () => {
       const file = dir.openAt({ symlinkFollow: true }, rel, {}, { read: true });
-      if (file.getType() === "directory") throw new ToolError(`\`${absolute}\` is a directory, not a file`);
+      if (file.getType() === "directory") throw new ToolError(`\`${shown}\` is a directory, not a file`);
       const chunks = [];
       let offset = 0n;
       let total = 0;
@@ -468,7 +497,7 @@ export const fs = {
     try {
       return new TextDecoder("utf-8", { fatal: true }).decode(data);
     } catch {
-      throw new ToolError(`\`${fs.resolve(path)}\` is not UTF-8 text`);
+      throw new ToolError(`\`${fs.display(fs.resolve(path))}\` is not UTF-8 text`);
     }
   },
 
@@ -479,14 +508,14 @@ export const fs = {
    * @param {string} path @param {Uint8Array} data
    */
   writeBytes(path, data) {
-    const { absolute, dir, rel } = locate(path);
+    const { shown, dir, rel } = locate(path);
     const slash = rel.lastIndexOf("/");
     const name = rel.slice(slash + 1);
-    if (name === "" || name === "." || name === "..") throw new ToolError(`\`${absolute}\` is not a file path`);
+    if (name === "" || name === "." || name === "..") throw new ToolError(`\`${shown}\` is not a file path`);
     const random = [...crypto.getRandomValues(new Uint8Array(8))].map((b) => b.toString(16).padStart(2, "0")).join("");
     const temp = `${rel.slice(0, slash + 1)}.${name.slice(0, 200)}.toolcell-tmp-${random}`;
     const contents = bytes(data);
-    attempt(absolute, () => {
+    attempt(shown, () => {
       const file = dir.openAt({}, temp, { create: true, exclusive: true }, { write: true });
       try {
         let offset = 0;
@@ -517,8 +546,8 @@ export const fs = {
    * @param {string} path
    */
   list(path) {
-    const { absolute, dir, rel } = locate(path);
-    return attempt(absolute, () => {
+    const { shown, dir, rel } = locate(path);
+    return attempt(shown, () => {
       const stream = dir.openAt({ symlinkFollow: true }, rel, { directory: true }, { read: true }).readDirectory();
       const entries = [];
       for (let entry = stream.readDirectoryEntry(); entry; entry = stream.readDirectoryEntry()) {
@@ -534,8 +563,8 @@ export const fs = {
    * @param {string} path
    */
   stat(path) {
-    const { absolute, dir, rel } = locate(path);
-    return attempt(absolute, () => {
+    const { shown, dir, rel } = locate(path);
+    return attempt(shown, () => {
       const stat = dir.statAt({ symlinkFollow: true }, rel);
       const time = stat.dataModificationTimestamp;
       return {
@@ -571,7 +600,10 @@ function kind(type) {
   }
 }
 
-/** The mount that holds `path` (the innermost one) and the path inside it. */
+/**
+ * The mount that holds `path` (the innermost one), the path inside it, and
+ * `path` as messages show it.
+ */
 function locate(path) {
   const absolute = fs.resolve(path);
   let best;
@@ -582,11 +614,78 @@ function locate(path) {
       best = { dir, mount, rel: absolute === mount ? "." : absolute.slice(prefix.length) || "." };
     }
   }
+  const shown = fs.display(absolute);
   if (best === undefined) {
-    const granted = fs.mounts().join(", ") || "none";
-    throw new ToolError(`\`${absolute}\` is outside the directories this tool may access (granted: ${granted})`);
+    const granted = fs.mounts().map(fs.display).join(", ") || "none";
+    throw new ToolError(`\`${shown}\` is outside the directories this tool may access (granted: ${granted})`);
   }
-  return { absolute, dir: best.dir, rel: best.rel };
+  return { shown, dir: best.dir, rel: best.rel };
+}
+
+/** Whether these mount names are those of a Windows host. @param {string[]} names */
+function isWindows(names) {
+  return names.some(hasDrive);
+}
+
+/** Whether `path` starts with a drive in the sandbox's form: `/C:` alone or followed by `/`. */
+function hasDrive(path) {
+  return path.startsWith("/") && isDrive(path.slice(1, 3)) && (path.length === 3 || path[3] === "/");
+}
+
+/** Whether `text` is a drive letter and a colon, such as `C:`. */
+function isDrive(text) {
+  const letter = asciiLower(text.slice(0, 1));
+  return text.length === 2 && letter >= "a" && letter <= "z" && text[1] === ":";
+}
+
+/** `text` with ASCII capitals made small (and no other letter changed). */
+function asciiLower(text) {
+  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
+
+/**
+ * A Windows path in the sandbox's form: no `\\?\` prefix, `/` for `\`, and
+ * `C:/x` written `/C:/x`. Throws a `ToolError` for a drive-relative path
+ * (`C:x`).
+ */
+function posixForm(given) {
+  let path = given.startsWith("\\\\?\\") ? given.slice(4) : given;
+  path = path.replaceAll("\\", "/");
+  if (!isDrive(path.slice(0, 2))) return path;
+  if (path.length > 2 && path[2] !== "/") {
+    throw new ToolError(
+      `\`${given}\` is relative to a drive's current folder; drive-relative paths are not supported: ` +
+        `give a full path (\`${path.slice(0, 2)}\\folder\\file\`) or one relative to the first mounted folder`,
+    );
+  }
+  return `/${path}`;
+}
+
+/** The names in `path`, without empty ones. */
+function components(path) {
+  return path.split("/").filter((name) => name !== "");
+}
+
+/**
+ * `path` with its leading folders spelled as the mount they match, ignoring
+ * case (the longest such mount wins, the last of equals, as in the guest's
+ * libc); unchanged when it matches none.
+ */
+function respell(path, granted) {
+  const names = components(path);
+  const folded = names.map(asciiLower);
+  let best;
+  let depth = -1;
+  for (const mount of granted) {
+    const prefix = components(mount).map(asciiLower);
+    if (prefix.length >= depth && prefix.every((name, i) => name === folded[i])) {
+      best = mount;
+      depth = prefix.length;
+    }
+  }
+  if (best === undefined) return path;
+  const rest = names.slice(depth).join("/");
+  return rest === "" ? best : `${best.replace(/\/+$/, "")}/${rest}`;
 }
 
 /** Runs `f`, turning a WASI filesystem error into a `ToolError` about `path`. */

@@ -1,8 +1,17 @@
 //! Paths inside the sandbox.
 //!
-//! Every mount appears at the same path as on the host, so absolute paths
-//! the model sees are real paths. The guest has no current directory: a
+//! Every mount appears inside the sandbox under a name of its host path. On
+//! Linux and macOS that is the host path itself, so absolute paths the model
+//! sees are real paths. On a Windows host it is the host path in POSIX form:
+//! `C:\Users\me\proj` is mounted as `/C:/Users/me/proj`, since the guest's
+//! libc knows only `/` and no drive letters. [`resolve`] takes a path as the
+//! user's OS writes it (`C:\Users\me\proj\a.txt`, `C:/Users/me/proj/a.txt`,
+//! either case, or relative) to the sandbox's form, and [`display`] shows a
+//! sandbox path back in the OS's form. The guest has no current directory: a
 //! relative path is resolved against the plugin's **first mount**.
+//!
+//! The Python and JavaScript SDKs follow the same rule
+//! (docs/authoring.md, "Paths").
 
 use std::path::{Path, PathBuf};
 
@@ -15,27 +24,123 @@ pub use directory::{Directory, Kind, Metadata};
 
 /// The directories mounted for this call, in `plugins.toml` order.
 pub fn mounts() -> Vec<PathBuf> {
+    mount_names().into_iter().map(PathBuf::from).collect()
+}
+
+/// The mounts' names inside the sandbox, in order.
+fn mount_names() -> Vec<String> {
     preopens::get_directories()
         .into_iter()
-        .map(|(_, path)| PathBuf::from(path))
+        .map(|(_, path)| path)
         .collect()
 }
 
-/// Resolves `path`: an absolute path is returned as it is; a relative
-/// one is joined to the first mount. Fails for a relative path when the
-/// plugin has no mount. Containment is not checked here: the sandbox
-/// itself refuses anything outside the mounts.
+/// Resolves `path` as the user wrote it to a path inside the sandbox: an
+/// absolute path names the same file in the sandbox's form; a relative one
+/// is joined to the first mount. Fails for a relative path when the plugin
+/// has no mount, and for a Windows drive-relative path (`C:foo`).
+/// Containment is not checked here: the sandbox itself refuses anything
+/// outside the mounts.
 pub fn resolve(path: &str) -> Result<PathBuf, Error> {
-    let path = Path::new(path);
-    if path.is_absolute() {
-        return Ok(path.to_path_buf());
+    resolve_in(&mount_names(), path).map(PathBuf::from)
+}
+
+/// How `path`, a path inside the sandbox, is shown to the user: in Windows
+/// form (`C:\Users\me\a.txt`) on a Windows host, as it is elsewhere.
+pub fn display(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    // Only a path of a drive's shape asks for the mounts.
+    if drive_path(&text) {
+        display_in(&mount_names(), &text)
+    } else {
+        text.into_owned()
     }
-    match mounts().into_iter().next() {
-        Some(first) => Ok(first.join(path)),
+}
+
+/// Whether the mounts are a Windows host's: a name such as `/C:/...`.
+fn windows(mounts: &[String]) -> bool {
+    mounts.iter().any(|mount| drive_path(mount))
+}
+
+/// Whether `path` is `/X:` or starts with `/X:/`, `X` a drive letter.
+fn drive_path(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    bytes.len() >= 3
+        && bytes[0] == b'/'
+        && bytes[1].is_ascii_alphabetic()
+        && bytes[2] == b':'
+        && (bytes.len() == 3 || bytes[3] == b'/')
+}
+
+/// [`resolve`] with the mounts named `mounts`.
+fn resolve_in(mounts: &[String], written: &str) -> Result<String, Error> {
+    let mut path = written.to_string();
+    if windows(mounts) {
+        path = path
+            .strip_prefix(r"\\?\")
+            .unwrap_or(&path)
+            .replace('\\', "/");
+        let bytes = path.as_bytes();
+        if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+            if bytes.len() > 2 && bytes[2] != b'/' {
+                return Err(Error::new(format!(
+                    "`{written}` is relative to a drive's current folder; drive-relative paths \
+                     are not supported: give a full path (`C:\\folder\\file`) or one relative \
+                     to the first mounted folder"
+                )));
+            }
+            path.insert(0, '/');
+        }
+        if path.starts_with('/') {
+            return Ok(onto_mount(mounts, &path));
+        }
+    } else if path.starts_with('/') {
+        return Ok(path);
+    }
+    match mounts.first() {
+        Some(first) => Ok(format!("{}/{path}", first.trim_end_matches('/'))),
         None => Err(Error::new(format!(
-            "`{}` is relative, but this tool has no mounted directory to resolve it against",
-            path.display()
+            "`{path}` is relative, but this tool has no mounted directory to resolve it against"
         ))),
+    }
+}
+
+/// `path` with its leading names replaced by those of the mount they name
+/// without regard to case (the longest such mount), as the mount spells
+/// them; unchanged when it is under no mount.
+fn onto_mount(mounts: &[String], path: &str) -> String {
+    let names: Vec<&str> = path.split('/').filter(|name| !name.is_empty()).collect();
+    let best = mounts
+        .iter()
+        .filter_map(|mount| {
+            let prefix: Vec<&str> = mount.split('/').filter(|name| !name.is_empty()).collect();
+            let matches = prefix.len() <= names.len()
+                && prefix
+                    .iter()
+                    .zip(&names)
+                    .all(|(a, b)| a.eq_ignore_ascii_case(b));
+            matches.then_some((mount, prefix.len()))
+        })
+        .max_by_key(|(_, len)| *len);
+    match best {
+        Some((mount, len)) => {
+            let mut resolved = mount.trim_end_matches('/').to_string();
+            for name in &names[len..] {
+                resolved.push('/');
+                resolved.push_str(name);
+            }
+            resolved
+        }
+        None => path.to_string(),
+    }
+}
+
+/// [`display`] with the mounts named `mounts`.
+fn display_in(mounts: &[String], path: &str) -> String {
+    if windows(mounts) && drive_path(path) {
+        path[1..].replace('/', "\\")
+    } else {
+        path.to_string()
     }
 }
 
@@ -158,6 +263,64 @@ fn temp_name(name: &str, random: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn mount_list(mounts: &[&str]) -> Vec<String> {
+        mounts.iter().map(|m| m.to_string()).collect()
+    }
+
+    #[test]
+    fn unix_paths_are_as_written_or_under_the_first_mount() {
+        let mounts = mount_list(&["/home/me/proj", "/data"]);
+        let resolve = |path: &str| resolve_in(&mounts, path).map_err(|e| e.to_string());
+        assert_eq!(resolve("/data/a.txt").unwrap(), "/data/a.txt");
+        assert_eq!(resolve("a.txt").unwrap(), "/home/me/proj/a.txt");
+        // A backslash is part of a Unix file name.
+        assert_eq!(resolve(r"C:\x").unwrap(), r"/home/me/proj/C:\x");
+        assert_eq!(display_in(&mounts, "/data/a.txt"), "/data/a.txt");
+        assert!(resolve_in(&[], "a.txt").is_err());
+    }
+
+    #[test]
+    fn windows_paths_are_translated_onto_the_mounts() {
+        let mounts = mount_list(&["/C:/Users/Me/Proj", "/D:/data", "/D:/data/deep"]);
+        let resolve = |path: &str| resolve_in(&mounts, path).map_err(|e| e.to_string());
+        for written in [
+            r"C:\Users\Me\Proj\a.txt",
+            "C:/Users/Me/Proj/a.txt",
+            r"c:\users\me\PROJ\a.txt",
+            r"\\?\C:\Users\Me\Proj\a.txt",
+            "/C:/Users/Me/Proj/a.txt",
+            "a.txt",
+            r".\a.txt",
+        ] {
+            let expected = if written.starts_with('.') {
+                "/C:/Users/Me/Proj/./a.txt"
+            } else {
+                "/C:/Users/Me/Proj/a.txt"
+            };
+            assert_eq!(resolve(written).unwrap(), expected, "{written}");
+        }
+        // The longest mount wins; a sibling sharing a prefix is no mount's.
+        assert_eq!(resolve(r"d:\DATA\Deep\x").unwrap(), "/D:/data/deep/x");
+        assert_eq!(resolve(r"D:\data-evil\x").unwrap(), "/D:/data-evil/x");
+        // Outside every mount: left for the sandbox to refuse.
+        assert_eq!(
+            resolve(r"C:\Windows\win.ini").unwrap(),
+            "/C:/Windows/win.ini"
+        );
+        assert_eq!(
+            resolve(r"..\secret.txt").unwrap(),
+            "/C:/Users/Me/Proj/../secret.txt"
+        );
+        assert_eq!(resolve(r"\\.\C:\x").unwrap(), "//./C:/x");
+        assert!(resolve("C:windows").unwrap_err().contains("drive-relative paths"));
+        assert_eq!(
+            display_in(&mounts, "/C:/Users/Me/Proj/a.txt"),
+            r"C:\Users\Me\Proj\a.txt"
+        );
+        assert_eq!(display_in(&mounts, "/D:"), "D:");
+        assert_eq!(display_in(&mounts, "relative/x"), "relative/x");
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!(

@@ -252,7 +252,7 @@ impl Error {
         if !inside && path.is_absolute() {
             let list = mounts
                 .iter()
-                .map(|m| m.display().to_string())
+                .map(|m| fs::display(m))
                 .collect::<Vec<_>>()
                 .join(", ");
             let list = if list.is_empty() {
@@ -262,7 +262,7 @@ impl Error {
             };
             return Error::not_found(format!(
                 "`{}` is outside the directories this tool may access (granted: {list})",
-                path.display()
+                fs::display(path)
             ));
         }
         let reason = match error.kind() {
@@ -278,7 +278,7 @@ impl Error {
             }
             _ => error.to_string(),
         };
-        let message = format!("cannot access `{}`: {reason}", path.display());
+        let message = format!("cannot access `{}`: {reason}", fs::display(path));
         if error.kind() == std::io::ErrorKind::NotFound {
             Error::not_found(message)
         } else {

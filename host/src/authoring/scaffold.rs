@@ -89,7 +89,7 @@ pub fn new_project(name: &str, language: Language, dir: Option<&Path>) -> Result
 /// git repository.
 fn rust_sdk_dependency() -> String {
     let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk");
-    match std::fs::canonicalize(&sdk) {
+    match dunce::canonicalize(&sdk) {
         Ok(sdk) if sdk.join("Cargo.toml").is_file() => {
             let path = sdk
                 .to_string_lossy()

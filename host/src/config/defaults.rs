@@ -104,7 +104,7 @@ pub fn choose(
 }
 
 fn canonical(path: &Path) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+    dunce::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The directory a client's root names, mounted read-only, if its URI is a
@@ -117,14 +117,28 @@ pub fn root_mount(uri: &str) -> Result<Mount, String> {
     let Some(path) = path else {
         return Err("not a file:// URI".to_string());
     };
-    match std::fs::canonicalize(&path) {
-        Ok(host) if host.is_dir() => Ok(Mount {
-            host,
-            writable: false,
-        }),
-        Ok(_) => Err("not a directory".to_string()),
+    match dunce::canonicalize(&path) {
+        Ok(host) if !host.is_dir() => Err("not a directory".to_string()),
+        Ok(host) => match unmountable(&host) {
+            Some(why) => Err(why.to_string()),
+            None => Ok(Mount {
+                host,
+                writable: false,
+            }),
+        },
         Err(error) => Err(error.to_string()),
     }
+}
+
+/// Why the canonical directory `host` cannot be mounted at all, if it
+/// cannot: a network share (a Windows UNC path, `\\server\share`), which the
+/// sandbox's path resolution does not support.
+pub fn unmountable(host: &Path) -> Option<&'static str> {
+    let unc = host.to_str().is_some_and(|text| text.starts_with(r"\\"));
+    unc.then_some(
+        "a network share (UNC path) cannot be mounted; copy the files to a local folder, or \
+         mount a local one",
+    )
 }
 
 /// The mounts of a client's roots, in order; each root that names no
@@ -187,59 +201,203 @@ impl Config {
     }
 }
 
-/// Why `dir` must not be mounted without the user naming it, if it must not: the root, the
-/// user's home directory or one of its ancestors, a temporary or media directory shared by
-/// everyone, or a system directory (or, for those whose whole tree is the system's, anything
-/// under one). Desktop clients often start servers in `/` or the home directory.
+/// The OS families whose folders [`implicit_mount_refusal`] knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Os {
+    /// Linux and the other Unixes but macOS.
+    Unix,
+    /// macOS.
+    MacOs,
+    /// Windows: names compare without regard to case, `\` and `/` both
+    /// separate them, and a drive letter starts an absolute path.
+    Windows,
+}
+
+impl Os {
+    /// The OS this build runs on.
+    pub const CURRENT: Os = if cfg!(windows) {
+        Os::Windows
+    } else if cfg!(target_os = "macos") {
+        Os::MacOs
+    } else {
+        Os::Unix
+    };
+}
+
+/// The folders never mounted without being named, per OS family: `trees`
+/// with everything under them, `roots` themselves only (their subfolders
+/// may be). `~` stands for the user's home folder, `%NAME%` for the folder an
+/// environment variable names (skipped when it is not set). The user's home
+/// folder and every folder that holds it are refused on every OS.
+struct NeverMounted {
+    trees: &'static [&'static str],
+    roots: &'static [&'static str],
+}
+
+/// The table of [`NeverMounted`] folders, one row per OS family.
+const NEVER_MOUNTED: &[(Os, NeverMounted)] = &[
+    (
+        Os::Unix,
+        NeverMounted {
+            trees: &[
+                "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc",
+                "/run", "/sbin", "/sys", "/usr", "/var",
+            ],
+            roots: &[
+                "/", "/home", "/root", "/tmp", "/mnt", "/media", "/opt", "/srv",
+            ],
+        },
+    ),
+    (
+        Os::MacOs,
+        NeverMounted {
+            trees: &[
+                "/System",
+                "/Library",
+                "~/Library",
+                "/Applications",
+                "/private",
+                "/Volumes",
+                "/bin",
+                "/sbin",
+                "/usr",
+                "/dev",
+                "/etc",
+                "/var",
+                "/cores",
+                "/opt/homebrew",
+            ],
+            roots: &["/", "/Users", "/tmp", "/opt"],
+        },
+    ),
+    (
+        Os::Windows,
+        NeverMounted {
+            trees: &[
+                "%WINDIR%",
+                "%SystemRoot%",
+                "%ProgramFiles%",
+                "%ProgramFiles(x86)%",
+                "%ProgramW6432%",
+                "%ProgramData%",
+                "%APPDATA%",
+                "%LOCALAPPDATA%",
+                "~/AppData",
+                "C:/Windows",
+                "C:/Program Files",
+                "C:/Program Files (x86)",
+                "C:/ProgramData",
+            ],
+            roots: &["C:/Users", "%PUBLIC%", "%TEMP%", "%TMP%"],
+        },
+    ),
+];
+
+/// Why `dir` must not be mounted without the user naming it, if it must not
+/// (see [`NEVER_MOUNTED`]): the root or a drive root, the user's home folder
+/// or one that holds it, a folder shared by everyone, or a system folder.
+/// Desktop clients often start servers in `/`, `C:\Windows\System32` or the
+/// home folder.
 pub fn implicit_mount_refusal(dir: &Path, home: Option<&Path>) -> Option<String> {
-    /// Never mounted implicitly, nor anything under them.
-    const SYSTEM_TREES: &[&str] = &[
-        "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run",
-        "/sbin", "/sys", "/usr", "/var", "/private", "/System", "/Library",
-    ];
-    /// Never mounted implicitly themselves; their subdirectories may be.
-    const SHARED_ROOTS: &[&str] = &[
-        "/",
-        "/home",
-        "/Users",
-        "/root",
-        "/tmp",
-        "/mnt",
-        "/media",
-        "/opt",
-        "/srv",
-        "/Volumes",
-        "/Applications",
-    ];
-    let shown = dir.display();
-    if dir == Path::new("/") {
-        return Some("Toolcell was started in `/`, which is never mounted implicitly".to_owned());
+    let text = |path: &Path| path.to_string_lossy().into_owned();
+    refusal(
+        Os::CURRENT,
+        &text(dir),
+        home.map(text).as_deref(),
+        &|name| std::env::var(name).ok(),
+    )
+}
+
+/// [`implicit_mount_refusal`] for the folder `dir` on `os`, with `home` the
+/// user's home folder and `env` the environment.
+pub fn refusal(
+    os: Os,
+    dir: &str,
+    home: Option<&str>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    let never = &NEVER_MOUNTED.iter().find(|(family, _)| *family == os)?.1;
+    let parts = |path: &str| components(os, path);
+    let here = parts(dir);
+    let shown = dir;
+    if here.len() <= 1 {
+        let what = if os == Os::Windows {
+            "a drive root"
+        } else {
+            "the root folder"
+        };
+        return Some(format!(
+            "Toolcell was started in `{shown}`, {what}, which is never mounted implicitly"
+        ));
     }
-    if let Some(home) = home
-        && home.starts_with(dir)
+    if let Some(home) = home.map(parts)
+        && home.starts_with(&here)
     {
-        return Some(if dir == home {
+        return Some(if home == here {
             format!(
-                "Toolcell was started in your home directory `{shown}`, which is never mounted implicitly"
+                "Toolcell was started in your home directory `{shown}`, which is never mounted \
+                 implicitly"
             )
         } else {
             format!(
-                "Toolcell was started in `{shown}`, which holds your home directory and is never mounted implicitly"
+                "Toolcell was started in `{shown}`, which holds your home directory and is never \
+                 mounted implicitly"
             )
         });
     }
-    if SHARED_ROOTS.iter().any(|root| dir == Path::new(root)) {
+    // A listed folder as components: `~` and `%NAME%` expanded, or `None`
+    // when what they stand for is unknown.
+    let expand = |listed: &str| -> Option<Vec<String>> {
+        if let Some(rest) = listed.strip_prefix('~') {
+            return Some(parts(&format!("{}{rest}", home?)));
+        }
+        if let Some(name) = listed.strip_prefix('%').and_then(|l| l.strip_suffix('%')) {
+            return env(name)
+                .filter(|value| !value.is_empty())
+                .map(|value| parts(&value));
+        }
+        Some(parts(listed))
+    };
+    if never
+        .roots
+        .iter()
+        .filter_map(|root| expand(root))
+        .any(|root| root == here)
+    {
         return Some(format!(
-            "Toolcell was started in `{shown}`, which is never mounted implicitly"
+            "Toolcell was started in `{shown}`, a folder shared by everyone, which is never \
+             mounted implicitly"
         ));
     }
-    if let Some(tree) = SYSTEM_TREES.iter().find(|tree| dir.starts_with(tree)) {
-        return Some(format!(
-            "Toolcell was started in `{shown}`, a system directory (under `{tree}`), which is \
-             never mounted implicitly"
-        ));
+    let tree = never
+        .trees
+        .iter()
+        .find(|tree| expand(tree).is_some_and(|tree| here.starts_with(&tree)));
+    tree.map(|tree| {
+        format!(
+            "Toolcell was started in `{shown}`, a system or application folder (under \
+             `{tree}`), which is never mounted implicitly"
+        )
+    })
+}
+
+/// The names that make up `path` on `os`, as compared: on Windows without
+/// the `\\?\` prefix, split at `\` and `/`, lower case; elsewhere split at
+/// `/`. The first is the root (`""` for `/`, the drive for Windows).
+fn components(os: Os, path: &str) -> Vec<String> {
+    match os {
+        Os::Windows => {
+            let path = path.strip_prefix(r"\\?\").unwrap_or(path);
+            path.split(['\\', '/'])
+                .filter(|name| !name.is_empty())
+                .map(str::to_lowercase)
+                .collect()
+        }
+        Os::Unix | Os::MacOs => std::iter::once("")
+            .chain(path.split('/').filter(|name| !name.is_empty()))
+            .map(str::to_owned)
+            .collect(),
     }
-    None
 }
 
 #[cfg(test)]
@@ -264,7 +422,7 @@ mod tests {
         assert_eq!(config.categories, DEFAULT_CATEGORIES);
         assert_eq!(config.limits, Limits::default());
         assert_eq!(config.max_concurrent_calls, 16);
-        let canonical = std::fs::canonicalize(dir.path()).unwrap();
+        let canonical = dunce::canonicalize(dir.path()).unwrap();
         let names: Vec<&str> = config.plugins.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["fs", "grep"]);
         for plugin in &config.plugins {
@@ -349,5 +507,84 @@ mod tests {
         }
         assert!(refused("/home/ann").unwrap().contains("home directory"));
         assert!(refused("/").unwrap().contains("`/`"));
+    }
+
+    /// The environment of a Windows user `ann`, as Windows sets it.
+    fn windows_env(name: &str) -> Option<String> {
+        let value = match name {
+            "WINDIR" | "SystemRoot" => r"C:\Windows",
+            "ProgramFiles" | "ProgramW6432" => r"C:\Program Files",
+            "ProgramFiles(x86)" => r"C:\Program Files (x86)",
+            "ProgramData" => r"C:\ProgramData",
+            "APPDATA" => r"C:\Users\ann\AppData\Roaming",
+            "LOCALAPPDATA" => r"C:\Users\ann\AppData\Local",
+            "PUBLIC" => r"C:\Users\Public",
+            "TEMP" | "TMP" => r"C:\Users\ann\AppData\Local\Temp",
+            _ => return None,
+        };
+        Some(value.to_string())
+    }
+
+    #[test]
+    fn windows_folders_never_mounted_implicitly() {
+        let home = r"C:\Users\ann";
+        let refused = |dir: &str| refusal(Os::Windows, dir, Some(home), &windows_env);
+        for dir in [
+            r"C:\",
+            "D:",
+            r"\\?\C:\",
+            r"C:\Users",
+            r"c:\users\ANN",
+            r"C:\Windows",
+            r"C:\Windows\System32",
+            r"c:/windows/system32",
+            r"\\?\C:\Windows\System32",
+            r"C:\Program Files\Claude",
+            r"C:\Program Files (x86)\App",
+            r"C:\ProgramData\x",
+            r"C:\Users\ann\AppData\Roaming\Claude",
+            r"C:\Users\ann\AppData\Local\AnthropicClaude\app-1.0",
+            r"C:\Users\Public",
+        ] {
+            assert!(refused(dir).is_some(), "{dir} should be refused");
+        }
+        for dir in [
+            r"C:\Users\ann\projects\site",
+            r"D:\work",
+            r"C:\data",
+            r"C:\Windows-projects",
+            r"C:\Users\ann\AppDataBackup",
+        ] {
+            assert_eq!(refused(dir), None, "{dir} should be allowed");
+        }
+        assert!(refused(r"C:\").unwrap().contains("drive root"));
+        assert!(refused(r"C:\Users\ann").unwrap().contains("home directory"));
+        // Without the environment, the usual places are still known.
+        let bare = |dir: &str| refusal(Os::Windows, dir, Some(home), &|_| None);
+        assert!(bare(r"C:\Program Files\Claude").is_some());
+        assert!(bare(r"C:\Users\ann\AppData\Local\x").is_some());
+    }
+
+    #[test]
+    fn macos_folders_never_mounted_implicitly() {
+        let home = "/Users/ann";
+        let refused = |dir: &str| refusal(Os::MacOs, dir, Some(home), &|_| None);
+        for dir in [
+            "/",
+            "/Users",
+            "/Users/ann",
+            "/System/Library",
+            "/Library/Application Support",
+            "/Users/ann/Library/Application Support/Claude",
+            "/Applications/Claude.app/Contents",
+            "/private/tmp",
+            "/Volumes/USB",
+            "/usr/local",
+        ] {
+            assert!(refused(dir).is_some(), "{dir} should be refused");
+        }
+        for dir in ["/Users/ann/code/site", "/Users/Shared/x", "/opt/work"] {
+            assert_eq!(refused(dir), None, "{dir} should be allowed");
+        }
     }
 }

@@ -18,7 +18,7 @@ mod values;
 
 use values::{describe, io_reason, join, resolved, syntax_error};
 
-use super::defaults::DEFAULT_CATEGORIES;
+use super::defaults::{DEFAULT_CATEGORIES, unmountable};
 use super::names::{
     CATEGORY_RULE, CONTRACT_CATEGORIES, PLUGIN_NAME_RULE, TOOL_NAME_RULE, is_category, is_env_name,
     is_plugin_name, is_tool_name, network_entry_problem, unknown_category,
@@ -531,7 +531,7 @@ impl<'a> Validator<'a> {
             self.error(key, "must not be empty");
             return None;
         }
-        match std::fs::canonicalize(self.base_dir.join(written)) {
+        match dunce::canonicalize(self.base_dir.join(written)) {
             Ok(path) if path.is_dir() => {
                 self.error(
                     key,
@@ -570,12 +570,18 @@ impl<'a> Validator<'a> {
                     } else {
                         format!(" (resolved to {})", resolved(&joined).display())
                     };
-                    match std::fs::canonicalize(&joined) {
-                        Ok(host) if host.is_dir() => Some(host),
-                        Ok(_) => {
+                    match dunce::canonicalize(&joined) {
+                        Ok(host) if !host.is_dir() => {
                             self.error(key, format!("{written:?}{at}: not a directory"));
                             None
                         }
+                        Ok(host) => match unmountable(&host) {
+                            Some(why) => {
+                                self.error(key, format!("{written:?}{at}: {why}"));
+                                None
+                            }
+                            None => Some(host),
+                        },
                         Err(e) => {
                             let reason = io_reason(&e, "directory");
                             self.error(key, format!("{written:?}{at}: {reason}"));

@@ -12,6 +12,7 @@
 //! open a FIFO, socket or device, where `open(2)` or a read could block
 //! forever.
 
+use std::path::Path;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
@@ -144,17 +145,14 @@ pub fn wasi_ctx(
     let mut builder = WasiCtxBuilder::new();
     builder.allow_blocking_current_thread(true);
     for mount in mounts {
-        let guest = mount
-            .host
-            .to_str()
-            .with_context(|| format!("mount {} is not valid UTF-8", mount.host.display()))?;
+        let guest = guest_path(&mount.host)?;
         let perms = if mount.writable && !read_only {
             FsPerms::ReadWrite
         } else {
             FsPerms::ReadOnly
         };
         builder
-            .preopened_dir(&mount.host, guest, perms)
+            .preopened_dir(&mount.host, &guest, perms)
             .map_err(anyhow::Error::from)
             .with_context(|| format!("cannot open mount {}", mount.host.display()))?;
     }
@@ -165,6 +163,31 @@ pub fn wasi_ctx(
     builder.stdout(LogStream::new(plugin.clone(), "stdout", output.clone()));
     builder.stderr(LogStream::new(plugin.clone(), "stderr", output));
     Ok(builder.build())
+}
+
+/// The name a mount has inside the sandbox, where the guest's libc (wasi-libc)
+/// resolves absolute paths by the preopen with the longest matching name,
+/// case-sensitively, with `/` as the only separator. On Linux and macOS it is
+/// the host path itself, so absolute paths the model sees are real ones. On
+/// Windows it is the host path in POSIX form, `C:\Users\me\proj` as
+/// `/C:/Users/me/proj`: the SDKs translate `C:\...` and `C:/...` to it
+/// (ignoring case, as Windows does) and show it back as `C:\...` (see
+/// docs/authoring.md, "Paths"). This is the one place the mapping is made.
+pub fn guest_path(host: &Path) -> Result<String> {
+    let text = host
+        .to_str()
+        .with_context(|| format!("mount {} is not valid UTF-8", host.display()))?;
+    Ok(if cfg!(windows) {
+        windows_guest_path(text)
+    } else {
+        text.to_owned()
+    })
+}
+
+/// `C:\Users\me` (or `\\?\C:\Users\me`) as `/C:/Users/me`.
+fn windows_guest_path(host: &str) -> String {
+    let host = host.strip_prefix(r"\\?\").unwrap_or(host);
+    format!("/{}", host.replace('\\', "/").trim_end_matches('/'))
 }
 
 /// The WASI interface whose `open-at` [`refuse_special_files`] replaces (and
@@ -384,5 +407,17 @@ impl tokio::io::AsyncWrite for LogStream {
 
     fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         Poll::Ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_mounts_get_posix_names() {
+        assert_eq!(windows_guest_path(r"C:\Users\me\proj"), "/C:/Users/me/proj");
+        assert_eq!(windows_guest_path(r"\\?\D:\data"), "/D:/data");
+        assert_eq!(windows_guest_path(r"C:\"), "/C:");
     }
 }

@@ -115,7 +115,7 @@ fn read_file(args: ReadFileArgs) -> Result<Output, Error> {
     if size > max_bytes {
         return Err(Error::new(format!(
             "`{}` is {}, over read_file's limit of {}; use `tail` for its end",
-            path.display(),
+            toolcell_sdk::fs::display(&path),
             human_size(size),
             human_size(max_bytes)
         )));
@@ -128,7 +128,7 @@ fn read_file(args: ReadFileArgs) -> Result<Output, Error> {
         // It grew past the limit after it was looked at.
         return Err(Error::new(format!(
             "`{}` is over read_file's limit of {}; use `tail` for its end",
-            path.display(),
+            toolcell_sdk::fs::display(&path),
             human_size(max_bytes)
         )));
     }
@@ -141,7 +141,7 @@ fn read_file(args: ReadFileArgs) -> Result<Output, Error> {
     if skip >= total && total > 0 {
         return Err(Error::new(format!(
             "offset {first} is past the end: `{}` has {total} lines",
-            path.display()
+            toolcell_sdk::fs::display(&path)
         )));
     }
     if skip == 0
@@ -286,7 +286,7 @@ fn file_info(args: FileInfoArgs) -> Result<Output, Error> {
         None
     };
     let info = FileInfo {
-        path: path.display().to_string(),
+        path: toolcell_sdk::fs::display(&path),
         kind: kind.to_string(),
         size: meta.len(),
         modified: meta.modified().ok().map(rfc3339),
@@ -339,7 +339,7 @@ fn list_directory(args: ListDirectoryArgs) -> Result<Output, Error> {
     if !meta.is_dir() {
         return Err(Error::new(format!(
             "`{}` is not a directory; use `file_info` or `read_file` for a file",
-            path.display()
+            toolcell_sdk::fs::display(&path)
         )));
     }
     let mut entries = Vec::new();
@@ -401,7 +401,7 @@ fn open_regular_file(path: &Path, tool: &str) -> Result<(File, u64), Error> {
     if meta.is_dir() {
         return Err(Error::new(format!(
             "`{}` is a directory; use `list_directory`",
-            path.display()
+            toolcell_sdk::fs::display(path)
         )));
     }
     if !meta.is_file() {
@@ -420,7 +420,7 @@ fn open_regular_file(path: &Path, tool: &str) -> Result<(File, u64), Error> {
 pub(crate) fn not_regular(path: &Path, rule: &str) -> Error {
     Error::new(format!(
         "`{}` is {}, not a regular file; {rule}",
-        path.display(),
+        toolcell_sdk::fs::display(path),
         special_kind(path)
     ))
 }
@@ -489,13 +489,13 @@ fn decode_text(path: &Path, bytes: Vec<u8>) -> Result<String, Error> {
     if let Some(at) = probe.iter().position(|&b| b == 0) {
         return Err(Error::new(format!(
             "`{}` looks like a binary file (NUL byte at offset {at}); these tools return text only",
-            path.display()
+            toolcell_sdk::fs::display(path)
         )));
     }
     String::from_utf8(bytes).map_err(|e| {
         Error::new(format!(
             "`{}` is not UTF-8 text (invalid byte at offset {}); these tools return text only",
-            path.display(),
+            toolcell_sdk::fs::display(path),
             e.utf8_error().valid_up_to()
         ))
     })

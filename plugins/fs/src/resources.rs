@@ -125,7 +125,7 @@ fn read_at_most(file: File, path: &Path, max_bytes: u64) -> Result<Vec<u8>, Erro
 fn too_big(path: &Path, size: u64, max_bytes: u64) -> Error {
     Error::new(format!(
         "`{}` is {}, over the limit of {} for a resource; use the `tail` tool for its end",
-        path.display(),
+        toolcell_sdk::fs::display(path),
         human_size(size),
         human_size(max_bytes)
     ))

@@ -156,7 +156,7 @@ fn write_file(args: WriteFileArgs) -> Result<Output, Error> {
         Ok(meta) if meta.is_dir() => {
             return Err(Error::new(format!(
                 "`{}` is a directory; write_file writes files",
-                path.display()
+                toolcell_sdk::fs::display(&path)
             )));
         }
         Ok(meta) if !meta.is_file() => {
@@ -176,7 +176,7 @@ fn write_file(args: WriteFileArgs) -> Result<Output, Error> {
     };
     commit(temp, &path, existing)?;
     let result = WriteFileResult {
-        path: path.display().to_string(),
+        path: toolcell_sdk::fs::display(&path),
         bytes_written: args.content.len() as u64,
         created,
     };
@@ -245,7 +245,7 @@ fn edit_file(args: EditFileArgs) -> Result<Output, Error> {
     if meta.is_dir() {
         return Err(Error::new(format!(
             "`{}` is a directory; edit_file edits files",
-            path.display()
+            toolcell_sdk::fs::display(&path)
         )));
     }
     if !meta.is_file() {
@@ -254,7 +254,7 @@ fn edit_file(args: EditFileArgs) -> Result<Output, Error> {
     if meta.len() > max_bytes {
         return Err(Error::new(format!(
             "`{}` is {}, over edit_file's limit of {}; use write_file to replace it whole",
-            path.display(),
+            toolcell_sdk::fs::display(&path),
             human_size(meta.len()),
             human_size(max_bytes)
         )));
@@ -268,7 +268,7 @@ fn edit_file(args: EditFileArgs) -> Result<Output, Error> {
         // It grew past the limit after it was looked at.
         return Err(Error::new(format!(
             "`{}` is over edit_file's limit of {}; use write_file to replace it whole",
-            path.display(),
+            toolcell_sdk::fs::display(&path),
             human_size(max_bytes)
         )));
     }
@@ -282,7 +282,7 @@ fn edit_file(args: EditFileArgs) -> Result<Output, Error> {
     )
     .map_err(|refusal| refusal.into_error(&path))?;
     // The diff comes first: if it runs out of time, nothing has been written.
-    let shown = path.display().to_string();
+    let shown = toolcell_sdk::fs::display(&path);
     let diff = TextDiff::from_lines(&old_text, &new_text)
         .unified_diff()
         .context_radius(3)
@@ -337,7 +337,7 @@ fn append_file(args: AppendFileArgs) -> Result<Output, Error> {
         Ok(meta) if meta.is_dir() => {
             return Err(Error::new(format!(
                 "`{}` is a directory; append_file appends to files",
-                path.display()
+                toolcell_sdk::fs::display(&path)
             )));
         }
         Ok(meta) if !meta.is_file() => {
@@ -362,7 +362,11 @@ fn append_file(args: AppendFileArgs) -> Result<Output, Error> {
         .and_then(|()| file.flush())
         .map_err(|e| Error::io(&path, e))?;
     let size = file.metadata().map(|m| m.len()).ok();
-    let mut out = format!("appended {} bytes to `{}`", text.len(), path.display());
+    let mut out = format!(
+        "appended {} bytes to `{}`",
+        text.len(),
+        toolcell_sdk::fs::display(&path)
+    );
     if let Some(size) = size {
         let _ = write!(out, " (now {size} bytes)");
     }
@@ -397,7 +401,7 @@ fn mkdir(args: MkdirArgs) -> Result<Output, Error> {
         Ok(meta) if meta.is_dir() => {
             return Ok(Output::text(format!(
                 "`{}` already exists; nothing to do",
-                path.display()
+                toolcell_sdk::fs::display(&path)
             )));
         }
         Ok(_) => return Err(not_a_directory(&path)),
@@ -409,12 +413,15 @@ fn mkdir(args: MkdirArgs) -> Result<Output, Error> {
         fs::create_dir(&path)
     };
     match created {
-        Ok(()) => Ok(Output::text(format!("created `{}`", path.display()))),
+        Ok(()) => Ok(Output::text(format!(
+            "created `{}`",
+            toolcell_sdk::fs::display(&path)
+        ))),
         // Another writer got there first.
         Err(e) if e.kind() == ErrorKind::AlreadyExists => match fs::metadata(&path) {
             Ok(meta) if meta.is_dir() => Ok(Output::text(format!(
                 "`{}` already exists; nothing to do",
-                path.display()
+                toolcell_sdk::fs::display(&path)
             ))),
             Ok(_) => Err(not_a_directory(&path)),
             // Such as a symlink the sandbox will not follow.
@@ -424,7 +431,7 @@ fn mkdir(args: MkdirArgs) -> Result<Output, Error> {
             Err(Error::new(format!(
                 "cannot create `{}`: its parent directory does not exist; pass parents=true to \
                  create it too",
-                path.display()
+                toolcell_sdk::fs::display(&path)
             )))
         }
         Err(e) => Err(Error::io(&path, e)),
@@ -434,7 +441,7 @@ fn mkdir(args: MkdirArgs) -> Result<Output, Error> {
 fn not_a_directory(path: &Path) -> Error {
     Error::new(format!(
         "`{}` already exists and is not a directory",
-        path.display()
+        toolcell_sdk::fs::display(path)
     ))
 }
 
@@ -459,7 +466,7 @@ fn rename(args: RenameArgs) -> Result<Output, Error> {
     if source == destination {
         return Err(Error::new(format!(
             "source and destination are the same path, `{}`",
-            source.display()
+            toolcell_sdk::fs::display(&source)
         )));
     }
     let source_meta = fs::symlink_metadata(&source).map_err(|e| Error::io(&source, e))?;
@@ -470,8 +477,8 @@ fn rename(args: RenameArgs) -> Result<Output, Error> {
             return Err(Error::new(format!(
                 "`{}` is a file and `{}` a directory; rename does not replace a file with a \
                  directory",
-                destination.display(),
-                source.display()
+                toolcell_sdk::fs::display(&destination),
+                toolcell_sdk::fs::display(&source)
             )));
         }
         _ => {}
@@ -486,8 +493,8 @@ fn rename(args: RenameArgs) -> Result<Output, Error> {
                     Error::new(format!(
                         "linked `{}` to `{}` but could not remove the source ({}); both \
                          names now refer to the file",
-                        source.display(),
-                        destination.display(),
+                        toolcell_sdk::fs::display(&source),
+                        toolcell_sdk::fs::display(&destination),
                         move_reason(&e, false)
                     ))
                 })?;
@@ -513,8 +520,8 @@ fn rename(args: RenameArgs) -> Result<Output, Error> {
 fn moved(source: &Path, destination: &Path) -> Output {
     Output::text(format!(
         "moved `{}` to `{}`",
-        source.display(),
-        destination.display()
+        toolcell_sdk::fs::display(source),
+        toolcell_sdk::fs::display(destination)
     ))
 }
 
@@ -528,8 +535,8 @@ fn move_error(source: &Path, destination: &Path, error: &io::Error) -> Error {
     let across_mounts = mount_of(source) != mount_of(destination);
     Error::new(format!(
         "cannot move `{}` to `{}`: {}",
-        source.display(),
-        destination.display(),
+        toolcell_sdk::fs::display(source),
+        toolcell_sdk::fs::display(destination),
         move_reason(error, across_mounts)
     ))
 }
@@ -594,7 +601,7 @@ fn copy_file(args: CopyFileArgs) -> Result<Output, Error> {
     if meta.is_dir() {
         return Err(Error::new(format!(
             "`{}` is a directory; copy_file copies one regular file",
-            source.display()
+            toolcell_sdk::fs::display(&source)
         )));
     }
     if !meta.is_file() {
@@ -629,7 +636,7 @@ fn copy_file(args: CopyFileArgs) -> Result<Output, Error> {
         if host::is_cancelled() {
             return Err(Error::new(format!(
                 "cancelled; `{}` was left as it was",
-                destination.display()
+                toolcell_sdk::fs::display(&destination)
             )));
         }
         host::progress(copied as f64, Some(meta.len() as f64), None);
@@ -642,16 +649,16 @@ fn copy_file(args: CopyFileArgs) -> Result<Output, Error> {
     commit(temp, &destination, existing)?;
     Ok(Output::text(format!(
         "copied {copied} bytes from `{}` to `{}`",
-        source.display(),
-        destination.display()
+        toolcell_sdk::fs::display(&source),
+        toolcell_sdk::fs::display(&destination)
     )))
 }
 
 fn directory_destination(destination: &Path) -> Error {
     Error::new(format!(
         "`{}` is an existing directory; give the full new path, such as `{}`",
-        destination.display(),
-        destination.join("<name>").display()
+        toolcell_sdk::fs::display(destination),
+        toolcell_sdk::fs::display(&destination.join("<name>"))
     ))
 }
 
@@ -666,7 +673,10 @@ impl TempFile {
     fn beside(target: &Path) -> Result<TempFile, Error> {
         let file = AtomicFile::create(target).map_err(|e| {
             if e.kind() == ErrorKind::InvalidInput {
-                Error::new(format!("`{}` does not name a file", target.display()))
+                Error::new(format!(
+                    "`{}` does not name a file",
+                    toolcell_sdk::fs::display(target)
+                ))
             } else {
                 create_error(target, e)
             }
@@ -703,7 +713,10 @@ fn commit(temp: TempFile, shown: &Path, existing: Existing) -> Result<(), Error>
 }
 
 fn exists_error(path: &Path, hint: &str) -> Error {
-    Error::new(format!("`{}` already exists; {hint}", path.display()))
+    Error::new(format!(
+        "`{}` already exists; {hint}",
+        toolcell_sdk::fs::display(path)
+    ))
 }
 
 /// An error for creating `path`, which says what to do about a missing
@@ -713,8 +726,8 @@ fn create_error(path: &Path, error: io::Error) -> Error {
         let dir = path.parent().unwrap_or(path);
         return Error::new(format!(
             "cannot create `{}`: the directory `{}` does not exist; create it with `mkdir` first",
-            path.display(),
-            dir.display()
+            toolcell_sdk::fs::display(path),
+            toolcell_sdk::fs::display(dir)
         ));
     }
     Error::io(path, error)
@@ -745,7 +758,7 @@ fn follow_symlinks(path: &Path) -> Result<PathBuf, Error> {
     }
     Err(Error::new(format!(
         "`{}` passes through more than {MAX_SYMLINK_HOPS} symlinks",
-        path.display()
+        toolcell_sdk::fs::display(path)
     )))
 }
 
@@ -756,14 +769,14 @@ fn editable_text(path: &Path, bytes: Vec<u8>) -> Result<String, Error> {
         return Err(Error::new(format!(
             "`{}` looks like a binary file (NUL byte at offset {at}); edit_file edits UTF-8 \
              text only, use write_file to replace it whole",
-            path.display()
+            toolcell_sdk::fs::display(path)
         )));
     }
     String::from_utf8(bytes).map_err(|e| {
         Error::new(format!(
             "`{}` is not UTF-8 text (invalid byte at offset {}); edit_file edits UTF-8 text \
              only, use write_file to replace it whole",
-            path.display(),
+            toolcell_sdk::fs::display(path),
             e.utf8_error().valid_up_to()
         ))
     })
@@ -784,7 +797,7 @@ enum EditRefusal {
 
 impl EditRefusal {
     fn into_error(self, path: &Path) -> Error {
-        let path = path.display();
+        let path = toolcell_sdk::fs::display(path);
         Error::new(match self {
             EditRefusal::Empty => "old_string is empty; give the exact text to replace (to \
                                    write a whole file, use write_file; to add at the end, \

@@ -53,13 +53,13 @@ pub fn open(repo: Option<&str>) -> Result<gix::Repository, Error> {
 fn not_a_repository(path: &Path, error: &dyn std::fmt::Display) -> Error {
     let mounts = toolcell_sdk::fs::mounts()
         .iter()
-        .map(|mount| mount.display().to_string())
+        .map(|mount| toolcell_sdk::fs::display(mount))
         .collect::<Vec<_>>()
         .join(", ");
     Error::new(format!(
         "not a git repository: `{}` ({error}); `repo` must be a working tree or a bare \
          repository inside a mount (mounts: {mounts})",
-        path.display()
+        toolcell_sdk::fs::display(path)
     ))
 }
 
@@ -91,7 +91,7 @@ pub fn borrowed(repo: &gix::Repository) -> String {
         Ok(list) => format!(
             " (this repository borrows objects through `{}` from {}; only objects inside the \
              mounts can be read)",
-            alternates.display(),
+            toolcell_sdk::fs::display(&alternates),
             list.lines()
                 .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
                 .map(|line| format!("`{}`", line.trim()))
@@ -125,7 +125,7 @@ pub fn repo_path(repo: &gix::Repository, path: &str) -> Result<BString, Error> {
                 Error::new(format!(
                     "`{path}` is not inside the repository's working tree `{}`; give a path \
                      relative to it",
-                    root.display()
+                    toolcell_sdk::fs::display(root)
                 ))
             })?
             .to_path_buf()

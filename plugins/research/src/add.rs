@@ -155,7 +155,7 @@ pub(crate) fn research_add(args: AddArgs) -> Result<Output, Error> {
 
     let result = AddResult {
         id: technique.id.clone(),
-        path: path.display().to_string(),
+        path: toolcell_sdk::fs::display(&path),
         written: !args.dry_run,
         paper: PaperInfo {
             arxiv_id: arxiv_id.to_string(),
@@ -194,7 +194,7 @@ fn check_free(registry: &Registry, id: &str) -> Result<(), Error> {
     if registry.get(id).is_some() || fs::symlink_metadata(&file).is_ok() {
         return Err(Error::new(format!(
             "technique `{id}` already exists (`{}`); pass another `technique_id`",
-            file.display()
+            toolcell_sdk::fs::display(&file)
         )));
     }
     Ok(())
@@ -316,7 +316,7 @@ fn write_new(path: &Path, text: &str) -> Result<(), Error> {
             Error::new(format!(
                 "cannot create `{}`: the registry directory is not writable (research_add needs \
                  the plugin's first mount to be `rw` in plugins.toml)",
-                path.display()
+                toolcell_sdk::fs::display(path)
             ))
         } else {
             Error::io(path, e)
@@ -329,7 +329,7 @@ fn write_new(path: &Path, text: &str) -> Result<(), Error> {
         if e.kind() == ErrorKind::AlreadyExists {
             Error::new(format!(
                 "`{}` already exists; pass another `technique_id`",
-                path.display()
+                toolcell_sdk::fs::display(path)
             ))
         } else {
             Error::io(path, e)

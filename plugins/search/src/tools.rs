@@ -235,7 +235,7 @@ fn concat_tool(args: ConcatArgs) -> Result<Output, Error> {
             ConcatError::NotAFile(path) => Error::new(format!(
                 "`{}` is a directory, not a regular file; use `glob` to select files in a \
                  directory",
-                path.display()
+                toolcell_sdk::fs::display(&path)
             )),
             ConcatError::Special(path) => {
                 special_file(&path, "concat_files reads regular files only")
@@ -256,7 +256,7 @@ fn report_progress(done: u64, message: &str) {
 fn special_file(path: &Path, rule: &str) -> Error {
     Error::new(format!(
         "`{}` is a special file (a named pipe, a socket or a device), not a regular file; {rule}",
-        path.display()
+        toolcell_sdk::fs::display(path)
     ))
 }
 

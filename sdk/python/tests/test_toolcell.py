@@ -1,7 +1,8 @@
 """Unit tests of the SDK on plain CPython: `python3 -m unittest discover sdk/python/tests`.
 
 Inside a component the same code runs with the host's bindings; here `host`
-and `fs` fall back to their stand-ins (no mounts, no configuration).
+and `fs` fall back to their stand-ins (no mounts, no configuration), and
+`MountedPaths` swaps in fake preopens to give `fs` mounts.
 """
 
 import dataclasses
@@ -16,7 +17,7 @@ from typing import Annotated, Literal, NotRequired, Optional, TypedDict
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import toolcell  # noqa: E402
-from toolcell import Content, Error, Output, Plugin, _schema  # noqa: E402
+from toolcell import Content, Error, Output, Plugin, _plugins, _schema  # noqa: E402
 
 
 class Color(enum.Enum):
@@ -434,6 +435,173 @@ class Paths(unittest.TestCase):
         self.assertEqual(toolcell.fs.resolve("/abs/path"), "/abs/path")
         with self.assertRaises(Error):
             toolcell.fs.resolve("relative")
+
+
+class FakePreopens:
+    """Stands in for the WASI preopens: `fs.mounts()` lists these names."""
+
+    class Descriptor:
+        def __exit__(self, *_):
+            pass
+
+    def __init__(self, *names):
+        self.names = names
+
+    def get_directories(self):
+        return [(self.Descriptor(), name) for name in self.names]
+
+
+class MountedPaths(unittest.TestCase):
+    """`fs.resolve`, `fs.display`, `fs.within` and file messages with mounts."""
+
+    def mount(self, *names):
+        saved = toolcell.fs._preopens
+        toolcell.fs._preopens = FakePreopens(*names)
+        self.addCleanup(setattr, toolcell.fs, "_preopens", saved)
+
+    def assertResolves(self, path, expected):
+        self.assertEqual(toolcell.fs.resolve(path), expected, path)
+
+    def io_message(self, error):
+        plugin = Plugin()
+
+        @plugin.tool
+        def fail():
+            raise error
+
+        _plugins.remove(plugin)
+        content, _, is_error = plugin.run("fail", {})
+        self.assertTrue(is_error)
+        return content[0].fields["text"]
+
+    def test_posix_host(self):
+        self.mount("/home/me/proj", "/data")
+        self.assertEqual(toolcell.fs.mounts(), ["/home/me/proj", "/data"])
+        self.assertResolves("/data/x", "/data/x")
+        self.assertResolves("/Data/x", "/Data/x")  # case matters on a POSIX host
+        self.assertResolves("/elsewhere", "/elsewhere")
+        self.assertResolves("a/b.txt", "/home/me/proj/a/b.txt")
+        self.assertResolves("C:\\x", "/home/me/proj/C:\\x")  # a name like any other
+        self.assertResolves("C:x", "/home/me/proj/C:x")
+        self.assertEqual(toolcell.fs.display("/home/me/proj/a"), "/home/me/proj/a")
+        self.assertEqual(toolcell.fs.display("/C:/a"), "/C:/a")
+        self.assertFalse(toolcell.fs.within("/Data/x", "/data"))
+
+    def test_windows_paths_take_the_sandbox_form(self):
+        self.mount("/C:/Users/me/proj", "/D:/data")
+        self.assertResolves("C:\\Users\\me\\proj\\a.txt", "/C:/Users/me/proj/a.txt")
+        self.assertResolves("C:/Users/me/proj/a.txt", "/C:/Users/me/proj/a.txt")
+        self.assertResolves("/C:/Users/me/proj/a.txt", "/C:/Users/me/proj/a.txt")
+        self.assertResolves("\\\\?\\D:\\data\\x", "/D:/data/x")
+        self.assertResolves("D:\\data", "/D:/data")
+        self.assertResolves("D:/data/", "/D:/data")
+        self.assertResolves("C:", "/C:")
+        self.assertResolves("C:\\", "/C:/")
+        self.assertResolves("E:\\other\\x", "/E:/other/x")  # no mount: the sandbox refuses it
+
+    def test_windows_mounts_match_ignoring_case_and_keep_their_spelling(self):
+        self.mount("/C:/Users/me/proj", "/D:/data")
+        self.assertResolves("c:\\users\\ME\\Proj\\Src\\a.txt", "/C:/Users/me/proj/Src/a.txt")
+        self.assertResolves("/c:/USERS/me/proj", "/C:/Users/me/proj")
+        self.assertResolves("d:/DATA//x/./y", "/D:/data/x/./y")
+
+    def test_windows_mounts_match_whole_components(self):
+        self.mount("/C:/data")
+        self.assertResolves("c:\\data-evil\\x", "/c:/data-evil/x")
+        self.assertResolves("c:\\DATA\\x", "/C:/data/x")
+        self.assertResolves("c:\\", "/c:/")
+
+    def test_the_longest_matching_mount_wins(self):
+        self.mount("/C:/proj", "/C:/proj/Vendor/lib")
+        self.assertResolves("c:\\proj\\vendor\\lib\\x", "/C:/proj/Vendor/lib/x")
+        self.assertResolves("c:\\proj\\vendor\\other", "/C:/proj/vendor/other")
+        self.assertResolves("c:\\proj\\x", "/C:/proj/x")
+        self.mount("/C:/proj/Vendor/lib", "/C:/proj")
+        self.assertResolves("c:\\proj\\vendor\\lib\\x", "/C:/proj/Vendor/lib/x")
+        self.mount("/C:/Proj", "/c:/PROJ")  # equals: the last wins, as in wasi-libc
+        self.assertResolves("C:\\proj\\x", "/c:/PROJ/x")
+
+    def test_windows_relative_paths_join_the_first_mount(self):
+        self.mount("/C:/Users/me/proj", "/D:/data")
+        self.assertResolves("src\\a.txt", "/C:/Users/me/proj/src/a.txt")
+        self.assertResolves("src/a.txt", "/C:/Users/me/proj/src/a.txt")
+        self.mount("/C:")
+        self.assertResolves("a.txt", "/C:/a.txt")
+
+    def test_windows_drive_relative_paths_are_refused(self):
+        self.mount("/C:/proj")
+        for path in ("C:foo", "c:foo\\bar", "\\\\?\\C:foo"):
+            with self.assertRaises(Error) as caught:
+                toolcell.fs.resolve(path)
+            self.assertIn("drive-relative paths are not supported", caught.exception.message)
+            self.assertIn("full path", caught.exception.message)
+            self.assertIn("relative to the first mounted folder", caught.exception.message)
+
+    def test_windows_device_and_unc_paths_are_left_to_the_sandbox(self):
+        self.mount("/C:/proj")
+        self.assertResolves("\\\\.\\C:\\proj\\x", "//./C:/proj/x")
+        self.assertResolves("\\\\server\\share\\x", "//server/share/x")
+        self.assertResolves("\\proj\\x", "/proj/x")  # rooted, no drive: matches no mount
+
+    def test_display_shows_windows_paths(self):
+        self.mount("/C:/Users/me/proj")
+        self.assertEqual(toolcell.fs.display("/C:/Users/me/a.txt"), "C:\\Users\\me\\a.txt")
+        self.assertEqual(toolcell.fs.display("/C:"), "C:")
+        self.assertEqual(toolcell.fs.display("/d:/x"), "d:\\x")
+        self.assertEqual(toolcell.fs.display("/CD:/x"), "/CD:/x")
+        self.assertEqual(toolcell.fs.display("/tmp/x"), "/tmp/x")
+        self.assertEqual(toolcell.fs.display("a/b"), "a/b")
+        for path in ("C:\\Users\\me\\proj\\a.txt", "C:\\Users\\me\\proj", "C:\\Users\\x"):
+            self.assertEqual(toolcell.fs.display(toolcell.fs.resolve(path)), path)
+        for path in ("/C:/Users/me/proj/a.txt", "/C:/Users/me/proj", "/C:"):
+            self.assertEqual(toolcell.fs.resolve(toolcell.fs.display(path)), path)
+
+    def test_within_reads_windows_paths(self):
+        self.mount("/C:/Users/me/proj")
+        self.assertTrue(toolcell.fs.within("C:\\Users\\me\\proj\\a", "/C:/Users/me/proj"))
+        self.assertTrue(toolcell.fs.within("c:/users/me/proj", "/C:/Users/me/proj"))
+        self.assertTrue(toolcell.fs.within("\\\\?\\C:\\Users\\me\\proj\\a", "/C:/Users/me/proj"))
+        self.assertFalse(toolcell.fs.within("C:\\Users\\me\\proj-evil", "/C:/Users/me/proj"))
+        self.assertFalse(toolcell.fs.within("C:\\Users\\me\\proj\\..\\x", "/C:/Users/me/proj"))
+        self.assertFalse(toolcell.fs.within("C:proj", "/C:/Users/me/proj"))
+
+    def test_file_messages_on_a_windows_host(self):
+        self.mount("/C:/Users/me/proj", "/D:/data")
+        # Opened without `fs.resolve`: inside a mount, but the hint applies.
+        unresolved = FileNotFoundError(2, "No such file", "C:\\Users\\me\\proj\\a.txt")
+        self.assertEqual(
+            self.io_message(unresolved),
+            "cannot access `C:\\Users\\me\\proj\\a.txt`: no such file or directory "
+            "(the sandbox has no current directory: resolve paths with toolcell.fs.resolve)",
+        )
+        resolved = FileNotFoundError(2, "No such file", "/C:/Users/me/proj/a.txt")
+        self.assertEqual(
+            self.io_message(resolved),
+            "cannot access `C:\\Users\\me\\proj\\a.txt`: no such file or directory",
+        )
+        folded = PermissionError(13, "Denied", "c:\\users\\ME\\proj\\a.txt")
+        self.assertTrue(self.io_message(folded).startswith("cannot access `c:\\users"))
+        outside = PermissionError(13, "Denied", "/E:/secret")
+        self.assertEqual(
+            self.io_message(outside),
+            "`E:\\secret` is outside the directories this tool may access "
+            "(granted: C:\\Users\\me\\proj, D:\\data)",
+        )
+        relative = FileNotFoundError(2, "No such file", "a.txt")
+        self.assertIn("resolve paths with toolcell.fs.resolve", self.io_message(relative))
+
+    def test_file_messages_on_a_posix_host(self):
+        self.mount("/home/me/proj")
+        outside = PermissionError(13, "Denied", "/etc/passwd")
+        self.assertEqual(
+            self.io_message(outside),
+            "`/etc/passwd` is outside the directories this tool may access "
+            "(granted: /home/me/proj)",
+        )
+        inside = FileNotFoundError(2, "No such file", "/home/me/proj/a")
+        self.assertEqual(
+            self.io_message(inside), "cannot access `/home/me/proj/a`: no such file or directory"
+        )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,9 @@ The main types:
   `isError: true`; any other exception becomes such a result too, with a
   message naming the exception (and, for file errors, the path and why).
 - `fs.resolve` resolves a relative path against the plugin's first mount (the
-  sandbox has no current directory); `host` logs, reports progress, checks
+  sandbox has no current directory) and, on a Windows host, turns `C:\\x`
+  into the sandbox's `/C:/x`; `fs.display` shows a path back in the host's
+  form, for messages. `host` logs, reports progress, checks
   for cancellation and reads the plugin's `config` table.
 
 Everything `app.py` uses must be imported at the top of a module:
@@ -356,9 +358,12 @@ def _last_frame(error):
 def _io_message(error):
     path = error.filename
     mounts = fs.mounts()
-    if posixpath.isabs(path) and not any(fs.within(path, mount) for mount in mounts):
-        granted = ", ".join(mounts) or "none"
-        return f"`{path}` is outside the directories this tool may access (granted: {granted})"
+    if fs._is_absolute(path) and not any(fs.within(path, mount) for mount in mounts):
+        granted = ", ".join(fs.display(mount) for mount in mounts) or "none"
+        return (
+            f"`{fs.display(path)}` is outside the directories this tool may access "
+            f"(granted: {granted})"
+        )
     if isinstance(error, FileNotFoundError):
         reason = "no such file or directory"
     elif isinstance(error, PermissionError):
@@ -374,7 +379,7 @@ def _io_message(error):
         reason = "it already exists"
     else:
         reason = error.strerror or str(error)
-    message = f"cannot access `{path}`: {reason}"
+    message = f"cannot access `{fs.display(path)}`: {reason}"
     if not posixpath.isabs(path):
         message += " (the sandbox has no current directory: resolve paths with toolcell.fs.resolve)"
     return message

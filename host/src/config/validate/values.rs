@@ -189,7 +189,7 @@ pub(super) fn resolved(path: &Path) -> PathBuf {
     let mut rest = Vec::new();
     let mut existing = path;
     loop {
-        if let Ok(canonical) = std::fs::canonicalize(existing) {
+        if let Ok(canonical) = dunce::canonicalize(existing) {
             return rest
                 .iter()
                 .rev()
