@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use clap::Args;
 use toolcell::builtins::BUILTINS;
-use toolcell::config::{self, Config, MountArg, MountPolicy};
+use toolcell::config::{self, Choice, Config, MountArg, MountPolicy};
 use toolcell::runtime::engine::{self, Engine};
 use toolcell::runtime::toolbox::{self, Toolbox};
 
@@ -41,6 +41,13 @@ pub struct Common {
     /// not read.
     #[arg(long, value_name = "DIR[:ro|rw]", conflicts_with = "config")]
     pub mount: Vec<MountArg>,
+
+    /// Serve exactly the folders named (with --mount, or as arguments of
+    /// `serve`), none if none: never ./plugins.toml, the client's MCP roots
+    /// or the current directory. For launchers that pass the folders a user
+    /// chose, such as Claude Desktop's bundle.
+    #[arg(long, conflicts_with = "config")]
+    pub named_only: bool,
 
     /// Log level for stderr: error, warn, info, debug or trace (RUST_LOG,
     /// when set, takes precedence).
@@ -83,14 +90,12 @@ pub fn init_logging(level: &str) {
 pub fn load_config(common: &Common) -> Result<(Config, MountPolicy)> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let home = dirs::home_dir();
-    config::choose(
-        common.config.as_deref(),
-        &common.mount,
-        &cwd,
-        home.as_deref(),
-        BUILTINS,
-    )
-    .map_err(|errors| {
+    let choice = Choice {
+        file: common.config.as_deref(),
+        mounts: &common.mount,
+        named_only: common.named_only,
+    };
+    config::choose(choice, &cwd, home.as_deref(), BUILTINS).map_err(|errors| {
         let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
         anyhow::anyhow!(
             "the configuration has {} error{}:\n{}",

@@ -424,3 +424,47 @@ async fn http_accepts_localhost() {
     assert_eq!(bad.code(), 2, "{bad:?}");
     assert!(bad.stderr.contains("localhost:PORT"), "{bad:?}");
 }
+
+/// Class: `--named-only` with no folder named (what Claude Desktop's bundle passes when the user
+/// chose none) mounts nothing, not even a project directory it was started in, and says why.
+#[tokio::test]
+async fn named_only_with_no_folder_mounts_nothing() {
+    let home = Fixture::new();
+    let project = Fixture::new();
+    project.write("notes.txt", "notes\n");
+    let out = cli_with(
+        &[
+            "call",
+            "--named-only",
+            "read_file",
+            r#"{"path": "notes.txt"}"#,
+        ],
+        |command| {
+            command.current_dir(project.root()).env("HOME", home.root());
+        },
+    )
+    .await;
+    assert_eq!(out.code(), 1, "{out:?}");
+    assert!(out.stdout.contains("no folder was chosen"), "{out:?}");
+    assert!(!out.stdout.contains("notes"), "{out:?}");
+    // A folder named is served, and only it.
+    let chosen = Fixture::new();
+    chosen.write("chosen.txt", "chosen\n");
+    let mount = chosen.root().display().to_string();
+    let out = cli_with(
+        &[
+            "call",
+            "--named-only",
+            "--mount",
+            &mount,
+            "read_file",
+            r#"{"path": "chosen.txt"}"#,
+        ],
+        |command| {
+            command.current_dir(project.root()).env("HOME", home.root());
+        },
+    )
+    .await;
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(out.stdout.contains("chosen"), "{out:?}");
+}

@@ -42,18 +42,38 @@ impl MountPolicy {
             .unmounted_reason
             .as_deref()
             .unwrap_or("the configuration grants no directory");
+        let roots = if self.client_roots {
+            ", and the client offers no MCP roots"
+        } else {
+            ""
+        };
         format!(
-            "`{tool}` has no folder to work in: {reason}, and the client offers no MCP roots. \
-             Grant a folder by starting Toolcell with `--mount DIR` (read-only; `--mount DIR:rw` \
-             also allows writes), or with `--config FILE` naming a plugins.toml whose mounts list \
-             the folders."
+            "`{tool}` has no folder to work in: {reason}{roots}. Grant a folder by starting \
+             Toolcell with `--mount DIR` (read-only; `--mount DIR:rw` also allows writes), or \
+             with `--config FILE` naming a plugins.toml whose mounts list the folders; in Claude \
+             Desktop's Toolcell extension, choose folders in its settings."
         )
     }
 }
 
+/// What the command line says about the configuration to serve.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Choice<'a> {
+    /// `--config FILE`.
+    pub file: Option<&'a Path>,
+    /// `--mount DIR[:ro|rw]` and the folders given as arguments.
+    pub mounts: &'a [MountArg],
+    /// `--named-only`: exactly the folders named, none if none; neither
+    /// `./plugins.toml`, nor the client's roots, nor the current directory.
+    /// For launchers that pass the folders the user chose (a Claude Desktop
+    /// bundle's settings), where an empty choice must mean nothing.
+    pub named_only: bool,
+}
+
 /// The configuration to serve and where its calls get their directories:
-/// - `file` (`--config FILE`), exactly as it says;
-/// - else the embedded default with `mounts` (`--mount DIR`), if any;
+/// - `choice.file` (`--config FILE`), exactly as it says;
+/// - else the embedded default with `choice.mounts`, if any, or with none
+///   when `choice.named_only`;
 /// - else `./plugins.toml`, if it exists;
 /// - else the embedded default with the client's roots, or `cwd` read-only
 ///   when the client offers none, unless [`implicit_mount_refusal`] refuses
@@ -62,8 +82,7 @@ impl MountPolicy {
 /// The embedded default serves the builtins marked `by_default`; `home` is
 /// the user's home directory, never mounted implicitly.
 pub fn choose(
-    file: Option<&Path>,
-    mounts: &[MountArg],
+    choice: Choice<'_>,
     cwd: &Path,
     home: Option<&Path>,
     builtins: &[Builtin],
@@ -75,13 +94,16 @@ pub fn choose(
         .collect();
     let mut policy = MountPolicy::default();
     let local = Path::new(LOCAL_CONFIG);
-    let config = match file {
+    let config = match choice.file {
         Some(path) => Config::load(path, builtins)?,
-        None if !mounts.is_empty() => {
+        None if !choice.mounts.is_empty() || choice.named_only => {
             if local.is_file() {
-                tracing::info!("--mount given: serving the embedded default, not ./{LOCAL_CONFIG}");
+                tracing::info!("folders named: serving the embedded default, not ./{LOCAL_CONFIG}");
             }
-            Config::embedded_default(cwd, mounts, &defaults)?
+            if choice.mounts.is_empty() {
+                policy.unmounted_reason = Some("no folder was chosen".to_owned());
+            }
+            Config::embedded_default(cwd, choice.mounts, &defaults)?
         }
         None if local.is_file() => Config::load(local, builtins)?,
         None => {

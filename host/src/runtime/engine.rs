@@ -414,15 +414,27 @@ impl CompileCache {
                 return Err(error).with_context(|| format!("cannot open {}", path.display()));
             }
         };
-        verify(file).with_context(|| format!("{} is not intact", path.display()))?;
+        let len = file
+            .metadata()
+            .with_context(|| format!("cannot read {}", path.display()))?
+            .len();
+        verify(file, len).with_context(|| format!("{} is not intact", path.display()))?;
         // SAFETY: the entry holds what `precompile_component` produced for
         // this engine configuration (its checksum matched just now, and
         // wasmtime checks the configuration again); entries are replaced by
         // rename, never rewritten, so the mapping stays as checked.
         #[allow(unsafe_code)]
-        let component = unsafe { Component::deserialize_file(engine, &path) }
-            .map_err(anyhow::Error::from)
-            .with_context(|| format!("{} does not load", path.display()))?;
+        let component = match unsafe { Component::deserialize_file(engine, &path) } {
+            Ok(component) => component,
+            // Under wine, mapping the entry fails (its `MapViewOfFile` gives
+            // wasmtime a view without copy-on-write, so the `VirtualProtect`
+            // to `PAGE_WRITECOPY` that follows is refused); read it instead.
+            Err(error) if cfg!(windows) => load_read(engine, &path, &error)?,
+            Err(error) => {
+                return Err(anyhow::Error::from(error))
+                    .with_context(|| format!("{} does not load", path.display()));
+            }
+        };
         Ok(Some(component))
     }
 
@@ -437,10 +449,39 @@ impl CompileCache {
     }
 }
 
+/// Loads the entry at `path` by reading it into memory rather than mapping
+/// it: the fallback when mapping fails with `mapping_error` (on Windows,
+/// under wine). The first fallback in a process logs one warning.
+fn load_read(
+    engine: &wasmtime::Engine,
+    path: &std::path::Path,
+    mapping_error: &wasmtime::Error,
+) -> Result<Component> {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    if !WARNED.swap(true, Ordering::Relaxed) {
+        tracing::warn!(
+            "compile cache: mapping {} failed ({mapping_error:#}); reading cached components \
+             into memory instead",
+            path.display()
+        );
+    }
+    let mut bytes = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    // The entry may have been replaced since it was checked: check these bytes.
+    verify(std::io::Cursor::new(&bytes), bytes.len() as u64)
+        .with_context(|| format!("{} is not intact", path.display()))?;
+    bytes.truncate(bytes.len() - TRAILER_LEN as usize);
+    // SAFETY: as in `CompileCache::load`: these bytes passed the checksum
+    // just now, and wasmtime checks the engine configuration.
+    #[allow(unsafe_code)]
+    let component = unsafe { Component::deserialize(engine, &bytes) }
+        .map_err(anyhow::Error::from)
+        .with_context(|| format!("{} does not load", path.display()))?;
+    Ok(component)
+}
+
 /// Checks an entry's trailer against its contents, reading through a
 /// buffer so the file's pages are not mapped into this process.
-fn verify(mut file: File) -> Result<()> {
-    let len = file.metadata()?.len();
+fn verify(mut file: impl Read, len: u64) -> Result<()> {
     let Some(payload_len) = len.checked_sub(TRAILER_LEN).filter(|&n| n > 0) else {
         anyhow::bail!("truncated ({len} bytes)");
     };

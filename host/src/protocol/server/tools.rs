@@ -58,10 +58,10 @@ impl Server {
         }
         if self.policy.client_roots {
             cx.mounts = self.client_roots().await;
-            let mounts = cx.mounts.as_deref().unwrap_or(&route.spec.mounts);
-            if mounts.is_empty() {
-                return Ok(Ok(error_result(self.policy.no_folder(name))));
-            }
+        }
+        let mounts = cx.mounts.as_deref().unwrap_or(&route.spec.mounts);
+        if mounts.is_empty() && self.policy.unmounted_reason.is_some() {
+            return Ok(Ok(error_result(self.policy.no_folder(name))));
         }
         let text = arguments.to_string();
         let plugin = route.plugin.clone();
