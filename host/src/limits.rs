@@ -30,6 +30,11 @@ caps! {
     DEFAULT_MAX_OUTPUT_BYTES: u64 = 1_048_576;
     /// Default of `max_concurrent_calls`: calls running at once, server-wide.
     DEFAULT_MAX_CONCURRENT_CALLS: usize = 16;
+    /// Default of `max_component_mb`: the largest component file loaded (a
+    /// Python plugin, which carries its interpreter, is about 20 MiB).
+    DEFAULT_MAX_COMPONENT_MB: u64 = 256;
+    /// The largest `max_component_mb` a configuration may set.
+    MAX_COMPONENT_MB: u64 = 4096;
 
     /// The most content blocks one tool result may have.
     MAX_CONTENT_BLOCKS: usize = 1000;

@@ -9,12 +9,14 @@
 //! - [`spec`]: a tool's checked descriptor and argument validation.
 //! - [`offerings`]: resources, templates and prompts, checked at load.
 //! - [`host`]: a call's store data and every interface the host implements.
+//! - [`component_file`]: reading a component file with bounds.
 //! - [`sandbox`]: a call's WASI context; [`engine`]: the wasmtime engine,
 //!   epoch ticker and compile cache; [`contract`]: the WIT bindings;
 //!   [`builtin`]: the first-party plugins embedded in the binary.
 
 pub mod builtin;
 pub mod call;
+pub mod component_file;
 pub mod contract;
 pub mod engine;
 pub mod host;

@@ -313,7 +313,11 @@ mod tests {
             "/C:/Users/Me/Proj/../secret.txt"
         );
         assert_eq!(resolve(r"\\.\C:\x").unwrap(), "//./C:/x");
-        assert!(resolve("C:windows").unwrap_err().contains("drive-relative paths"));
+        assert!(
+            resolve("C:windows")
+                .unwrap_err()
+                .contains("drive-relative paths")
+        );
         assert_eq!(
             display_in(&mounts, "/C:/Users/Me/Proj/a.txt"),
             r"C:\Users\Me\Proj\a.txt"

@@ -140,6 +140,62 @@ mounts = [{ host = "data", mode = "ro" }]
     assert!(out.stderr.contains("broken-plugin"), "{out:?}");
 }
 
+/// See: issue "Bounded everywhere", item 6: a plugin path at a FIFO hung `serve` and `check`, and
+/// one at /dev/zero or a huge file was read whole. Each is refused alone; the rest serve.
+#[tokio::test]
+async fn plugin_files_that_are_not_regular_or_too_big_are_refused_alone() {
+    let fixture = Fixture::new();
+    fixture.write("data/notes.txt", "alpha\n");
+    fixture.mkdir("plugins");
+    crate::fs::mkfifo(&fixture.path("plugins/pipe.wasm"));
+    fixture.write("plugins/big.wasm", vec![0u8; 2 << 20]);
+    let config = fixture.config(
+        r#"
+[limits]
+max_component_mb = 1
+
+[[plugin]]
+name = "pipe"
+path = "plugins/pipe.wasm"
+
+[[plugin]]
+name = "zero"
+path = "/dev/zero"
+
+[[plugin]]
+name = "big"
+path = "plugins/big.wasm"
+
+[[plugin]]
+name = "fs"
+path = "builtin:fs"
+mounts = [{ host = "data", mode = "ro" }]
+"#,
+    );
+    let config = config.display().to_string();
+    let out = cli(&["check", "--config", &config]).await;
+    assert_eq!(out.code(), 1, "{out:?}");
+    for expected in [
+        "plugin `pipe` did not load",
+        "plugin `zero` did not load",
+        "not a regular file",
+        "plugin `big` did not load",
+        "over the limit of 1048576 bytes",
+    ] {
+        assert!(out.stderr.contains(expected), "{expected}: {out:?}");
+    }
+    let out = cli(&[
+        "call",
+        "--config",
+        &config,
+        "read_file",
+        r#"{"path": "notes.txt"}"#,
+    ])
+    .await;
+    assert_eq!(out.code(), 0, "{out:?}");
+    assert!(out.stdout.contains("alpha"), "{out:?}");
+}
+
 #[tokio::test]
 async fn check_lists_every_config_problem() {
     let fixture = Fixture::new();

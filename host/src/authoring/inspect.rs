@@ -15,6 +15,8 @@ use anyhow::{Context, Result};
 use wasmparser::{Encoding, Parser, Payload};
 
 use crate::config::{CONTRACT_CATEGORIES, Config, Limits, PluginConfig, PluginSource};
+use crate::limits::DEFAULT_MAX_COMPONENT_MB;
+use crate::runtime::component_file;
 use crate::runtime::engine::{Capacity, Engine};
 use crate::runtime::toolbox::Toolbox;
 
@@ -151,7 +153,7 @@ pub fn capabilities(interfaces: &Interfaces) -> Vec<Capability> {
 
 /// The report on `file`, and whether Toolcell can load it.
 pub fn inspect(file: &Path, cache_dir: Option<std::path::PathBuf>) -> Result<(String, bool)> {
-    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let bytes = component_file::read(file, DEFAULT_MAX_COMPONENT_MB << 20)?;
     let mut out = String::new();
     let size = format_size(bytes.len());
     let interfaces = match read_interfaces(&bytes)? {
@@ -258,6 +260,7 @@ fn load(file: &Path, cache_dir: Option<std::path::PathBuf>) -> Result<Toolbox> {
         categories: CONTRACT_CATEGORIES.iter().map(|c| c.to_string()).collect(),
         limits: Limits::default(),
         max_concurrent_calls: 1,
+        max_component_bytes: DEFAULT_MAX_COMPONENT_MB << 20,
         plugins: vec![PluginConfig {
             name,
             source: PluginSource::File(std::path::absolute(file)?),

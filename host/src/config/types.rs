@@ -51,6 +51,9 @@ pub struct Config {
     /// How many tool calls may run at once, server-wide; default
     /// [`limits::DEFAULT_MAX_CONCURRENT_CALLS`].
     pub max_concurrent_calls: usize,
+    /// The largest component file loaded, in bytes (`[limits]
+    /// max_component_mb`); default [`limits::DEFAULT_MAX_COMPONENT_MB`] MiB.
+    pub max_component_bytes: u64,
     /// The `[[plugin]]` entries, in file order.
     pub plugins: Vec<PluginConfig>,
 }

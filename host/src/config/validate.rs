@@ -38,6 +38,7 @@ const SERVER_LIMIT_KEYS: &[&str] = &[
     "memory_mb",
     "max_output_bytes",
     "max_concurrent_calls",
+    "max_component_mb",
 ];
 const PLUGIN_KEYS: &[&str] = &[
     "name", "path", "mounts", "env", "network", "tools", "config", "limits", "tool",
@@ -136,6 +137,7 @@ impl<'a> Validator<'a> {
         };
 
         let mut max_concurrent_calls = limits::DEFAULT_MAX_CONCURRENT_CALLS;
+        let mut max_component_mb = limits::DEFAULT_MAX_COMPONENT_MB;
         let mut limits = Limits::default();
         if let Some(table) = root.get("limits").and_then(|v| self.table(v, "limits")) {
             limits = self.limits(table, "limits", limits);
@@ -146,6 +148,13 @@ impl<'a> Validator<'a> {
                         Ok(n) => max_concurrent_calls = n,
                         Err(_) => self.error(key, format!("{n} is too large")),
                     }
+                }
+            }
+            if let Some(value) = table.get("max_component_mb") {
+                let key = "limits.max_component_mb";
+                let max = Some(limits::MAX_COMPONENT_MB);
+                if let Some(n) = self.integer(value, key, 1, max) {
+                    max_component_mb = n;
                 }
             }
         }
@@ -194,6 +203,7 @@ impl<'a> Validator<'a> {
                 categories,
                 limits,
                 max_concurrent_calls,
+                max_component_bytes: max_component_mb << 20,
                 plugins,
             })
         } else {
@@ -223,10 +233,16 @@ impl<'a> Validator<'a> {
                 table,
                 path,
                 LIMIT_KEYS,
-                &[(
-                    "max_concurrent_calls",
-                    "max_concurrent_calls is server-wide: set it in the top-level [limits]",
-                )],
+                &[
+                    (
+                        "max_concurrent_calls",
+                        "max_concurrent_calls is server-wide: set it in the top-level [limits]",
+                    ),
+                    (
+                        "max_component_mb",
+                        "max_component_mb is server-wide: set it in the top-level [limits]",
+                    ),
+                ],
             );
         }
         let mut limits = base;

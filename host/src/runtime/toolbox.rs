@@ -23,13 +23,13 @@ use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
 use crate::config::{CONTRACT_CATEGORIES, Config, PluginConfig, PluginSource, unknown_category};
-use crate::runtime::builtin;
 use crate::runtime::contract::v2::{PromptDescriptor, ResourceDescriptor, ResourceTemplate};
 use crate::runtime::engine::{Capacity, Engine};
 use crate::runtime::host::Imports;
 use crate::runtime::offerings::template_prefix;
 use crate::runtime::plugin::{Plugin, PluginSetup};
 use crate::runtime::spec::ToolSpec;
+use crate::runtime::{builtin, component_file};
 
 /// A tool and the plugin that runs it.
 #[derive(Clone)]
@@ -80,7 +80,7 @@ impl Toolbox {
     pub fn load(config: &Config, engine: &Arc<Engine>) -> Result<Toolbox> {
         let imports = Imports::new(engine)?;
         let loaded = in_parallel(&config.plugins, |plugin| {
-            load_plugin(engine, &imports, plugin)
+            load_plugin(engine, &imports, plugin, config.max_component_bytes)
         });
 
         let mut toolbox = Toolbox {
@@ -489,7 +489,12 @@ const SERVER_SECRETS: &[(&str, &str)] = &[
     ),
 ];
 
-fn load_plugin(engine: &Arc<Engine>, imports: &Imports, config: &PluginConfig) -> Result<Plugin> {
+fn load_plugin(
+    engine: &Arc<Engine>,
+    imports: &Imports,
+    config: &PluginConfig,
+    max_component_bytes: u64,
+) -> Result<Plugin> {
     let (wasm, sha256) = match &config.source {
         PluginSource::Builtin(name) => {
             let builtin = builtin::get(name)
@@ -497,8 +502,7 @@ fn load_plugin(engine: &Arc<Engine>, imports: &Imports, config: &PluginConfig) -
             (Cow::Borrowed(builtin.wasm), *builtin.sha256)
         }
         PluginSource::File(path) => {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let bytes = component_file::read(path, max_component_bytes)?;
             let sha256 = Sha256::digest(&bytes).into();
             (Cow::Owned(bytes), sha256)
         }
