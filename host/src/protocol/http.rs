@@ -222,7 +222,7 @@ async fn authenticate(
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "));
+        .and_then(bearer_token);
     match presented {
         Some(given) if constant_time_eq(given.as_bytes(), expected.as_bytes()) => {
             next.run(request).await
@@ -230,6 +230,15 @@ async fn authenticate(
         Some(_) => unauthorized(r#"Bearer realm="toolcell", error="invalid_token""#),
         None => unauthorized(r#"Bearer realm="toolcell""#),
     }
+}
+
+/// The token of an `Authorization` value of the Bearer scheme, whose name is
+/// case-insensitive (RFC 9110, 11.1): `Bearer`, `bearer`, `BEARER`.
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim_start_matches(' '))
 }
 
 /// Answers `DELETE` with 200 when it ended a live session and 404 when the
@@ -340,6 +349,17 @@ pub fn load_token(token_file: Option<&std::path::Path>) -> Result<Option<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive() {
+        // See: issue "Bounded everywhere", item 7: `bearer` was refused.
+        for value in ["Bearer t0k", "bearer t0k", "BEARER t0k", "Bearer  t0k"] {
+            assert_eq!(bearer_token(value), Some("t0k"), "{value}");
+        }
+        for value in ["Basic t0k", "Bearert0k", "t0k", ""] {
+            assert_eq!(bearer_token(value), None, "{value}");
+        }
+    }
 
     #[test]
     fn constant_time_comparison() {
