@@ -14,6 +14,7 @@ use toolcell::runtime::engine::{self, Engine};
 use toolcell::runtime::toolbox::{self, Toolbox};
 
 pub mod build;
+pub mod bundle;
 pub mod call;
 pub mod check;
 pub mod inspect;

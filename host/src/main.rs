@@ -36,6 +36,9 @@ enum Command {
     /// Tell whether Toolcell can load a component: its contract version, its
     /// tools and the capabilities it imports.
     Inspect(cli::inspect::InspectArgs),
+    /// Write a Claude Desktop extension (DIR/toolcell-VERSION-PLATFORM.mcpb)
+    /// holding this binary, or one built for --target; print its path.
+    Bundle(cli::bundle::BundleArgs),
 }
 
 fn main() -> ExitCode {
@@ -45,7 +48,9 @@ fn main() -> ExitCode {
         Command::Check(common) => (Some(common), "info"),
         Command::Tools(common) => (Some(common), "warn"),
         Command::Call(args) => (Some(&args.common), "warn"),
-        Command::New(_) | Command::Build(_) | Command::Inspect(_) => (None, "warn"),
+        Command::New(_) | Command::Build(_) | Command::Inspect(_) | Command::Bundle(_) => {
+            (None, "warn")
+        }
     };
     let level = common.and_then(|common| common.log_level.as_deref());
     cli::init_logging(level.unwrap_or(default_level));
@@ -68,6 +73,7 @@ fn main() -> ExitCode {
             Command::New(args) => cli::new::run(&args),
             Command::Build(args) => cli::build::run(&args),
             Command::Inspect(args) => cli::inspect::run(&args),
+            Command::Bundle(args) => cli::bundle::run(&args),
         }
     });
     // Calls still running on blocking threads (a client that hung up

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
+use toolcell::config::MountArg;
 use toolcell::limits::DEFAULT_SHUTDOWN_GRACE_MS;
 use toolcell::protocol::http::{self, HttpOptions};
 use toolcell::protocol::relay::StateKey;
@@ -17,6 +18,20 @@ use super::{Common, load_config, load_toolbox, log_loaded, log_mounts};
 pub struct ServeArgs {
     #[command(flatten)]
     pub common: Common,
+
+    /// Folders the tools may read (each one as `--mount DIR`, read-only), the
+    /// way the official filesystem server takes them. The first folder named
+    /// is the one relative paths start from. Taken as written: a `:ro` or
+    /// `:rw` at the end is part of the name.
+    #[arg(value_name = "DIR", conflicts_with = "config", value_parser = folder)]
+    pub folders: Vec<String>,
+
+    /// Folders the write tools may also change (each one as `--mount
+    /// DIR:rw`). Takes every value that follows it, and none is allowed, so it
+    /// may end the command line: `serve A --writable B C` reads A and
+    /// writes B and C.
+    #[arg(long, value_name = "DIR", num_args = 0.., conflicts_with = "config", value_parser = folder)]
+    pub writable: Vec<String>,
 
     /// Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio,
     /// e.g. 127.0.0.1:8808 or localhost:8808. A non-loopback address requires
@@ -45,6 +60,48 @@ pub struct ServeArgs {
     pub shutdown_grace_ms: u64,
 }
 
+/// A folder named on the command line: any text but the empty one.
+fn folder(text: &str) -> Result<String, String> {
+    match text {
+        "" => Err("a folder cannot be empty".to_owned()),
+        _ => Ok(text.to_owned()),
+    }
+}
+
+impl ServeArgs {
+    /// The shared options, with the folders named as arguments of `serve`
+    /// added to `--mount`: the read-only ones after those of `--mount`, then
+    /// the writable ones. A writable folder already named read-only (the
+    /// same folder chosen in both lists of Claude Desktop's settings) makes
+    /// that mount writable where it stands, since the first of two mounts
+    /// of one folder is the one used.
+    pub fn common(&self) -> Common {
+        let mut common = self.common.clone();
+        let mounts = &mut common.mount;
+        mounts.extend(self.folders.iter().map(|path| MountArg {
+            path: path.clone(),
+            writable: false,
+        }));
+        for path in &self.writable {
+            let same = |mount: &&mut MountArg| same_folder(&mount.path, path);
+            match mounts.iter_mut().find(same) {
+                Some(mount) => mount.writable = true,
+                None => mounts.push(MountArg {
+                    path: path.clone(),
+                    writable: true,
+                }),
+            }
+        }
+        common
+    }
+}
+
+/// Whether two folders named on the command line are the same one.
+fn same_folder(a: &str, b: &str) -> bool {
+    let canonical = |path: &str| dunce::canonicalize(path).unwrap_or_else(|_| PathBuf::from(path));
+    a == b || canonical(a) == canonical(b)
+}
+
 /// `IP:PORT`, `[IPv6]:PORT`, or `localhost:PORT` (127.0.0.1).
 fn listen_addr(text: &str) -> Result<std::net::SocketAddr, String> {
     if let Ok(addr) = text.parse() {
@@ -63,7 +120,7 @@ fn listen_addr(text: &str) -> Result<std::net::SocketAddr, String> {
 
 /// Runs `toolcell serve`.
 pub async fn run(args: &ServeArgs) -> Result<ExitCode> {
-    let common = &args.common;
+    let common = &args.common();
     // Check the token before the slow part, so a mistake is reported at once.
     let token = match args.http {
         Some(_) => http::load_token(args.token_file.as_deref())?,
@@ -115,4 +172,75 @@ pub async fn run(args: &ServeArgs) -> Result<ExitCode> {
     }
     serving.await??;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn mounts(args: &[&str]) -> Vec<(String, bool)> {
+        let cli = Cli::try_parse_from(std::iter::once("serve").chain(args.iter().copied()))
+            .unwrap_or_else(|error| panic!("{args:?}: {error}"));
+        let common = cli.serve.common();
+        common
+            .mount
+            .into_iter()
+            .map(|mount| (mount.path, mount.writable))
+            .collect()
+    }
+
+    fn owned(mounts: &[(&str, bool)]) -> Vec<(String, bool)> {
+        let owned = mounts.iter().map(|(path, rw)| (path.to_string(), *rw));
+        owned.collect()
+    }
+
+    #[test]
+    fn folders_as_arguments_and_writable() {
+        assert_eq!(mounts(&[]), owned(&[]));
+        assert_eq!(mounts(&["a", "b"]), owned(&[("a", false), ("b", false)]));
+        // Taken as written: no `:rw` suffix on an argument.
+        assert_eq!(mounts(&["a:rw"]), owned(&[("a:rw", false)]));
+        // `--writable` takes what follows it, and may take nothing.
+        assert_eq!(
+            mounts(&["--named-only", "a", "--writable", "b", "c"]),
+            owned(&[("a", false), ("b", true), ("c", true)])
+        );
+        assert_eq!(
+            mounts(&["--named-only", "a", "--writable"]),
+            owned(&[("a", false)])
+        );
+        assert_eq!(mounts(&["--named-only", "--writable"]), owned(&[]));
+        // After `--mount`, which keeps its `:rw`.
+        assert_eq!(
+            mounts(&["--mount", "m:rw", "a", "--writable", "w"]),
+            owned(&[("m", true), ("a", false), ("w", true)])
+        );
+        // A folder chosen in both lists is writable where it stands.
+        assert_eq!(
+            mounts(&["a", "b", "--writable", "a"]),
+            owned(&[("a", true), ("b", false)])
+        );
+        let cli = Cli::try_parse_from(["serve", "--named-only", "--writable"]).unwrap();
+        assert!(cli.serve.common.named_only);
+    }
+
+    #[test]
+    fn folders_and_config_conflict() {
+        for args in [
+            &["serve", "--config", "p.toml", "a"][..],
+            &["serve", "--config", "p.toml", "--writable", "a"],
+            &["serve", "--writable", ""],
+            &["serve", ""],
+        ] {
+            assert!(Cli::try_parse_from(args).is_err(), "{args:?}");
+        }
+    }
 }

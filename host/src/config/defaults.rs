@@ -316,7 +316,7 @@ const NEVER_MOUNTED: &[(Os, NeverMounted)] = &[
 ];
 
 /// Why `dir` must not be mounted without the user naming it, if it must not
-/// (see [`NEVER_MOUNTED`]): the root or a drive root, the user's home folder
+/// (see the `NEVER_MOUNTED` table): the root or a drive root, the user's home folder
 /// or one that holds it, a folder shared by everyone, or a system folder.
 /// Desktop clients often start servers in `/`, `C:\Windows\System32` or the
 /// home folder.
