@@ -460,9 +460,10 @@ fn load_read(
     static WARNED: AtomicBool = AtomicBool::new(false);
     if !WARNED.swap(true, Ordering::Relaxed) {
         tracing::warn!(
-            "compile cache: mapping {} failed ({mapping_error:#}); reading cached components \
-             into memory instead",
-            path.display()
+            "compile cache: cannot map {} ({}), as under wine; reading cached components into \
+             memory instead",
+            path.display(),
+            mapping_error.root_cause()
         );
     }
     let mut bytes = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
