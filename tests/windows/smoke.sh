@@ -105,8 +105,8 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 seconds_since() { local d=$(( $(ms) - $1 )); printf '%d.%d' $((d / 1000)) $((d % 1000 / 100)); }
 
 start=$(ms)
-wineboot -i > "$work/wineboot.log" 2>&1 || { cat "$work/wineboot.log" >&2; die "wineboot failed"; }
-wineserver -w
+timeout 300 wineboot -i > "$work/wineboot.log" 2>&1 || { cat "$work/wineboot.log" >&2; die "wineboot failed"; }
+timeout 120 wineserver -w
 # Keep one wineserver for the whole run, so each server starts fast.
 wineserver -p
 echo "windows smoke: wine prefix ready in $(seconds_since "$start") s ($version)"
@@ -119,15 +119,18 @@ printf '%s\n' "$short_name" > "$work/short-name"
 echo "windows smoke: wine's 8.3 short name of mount-evil: ${short_name:-none}"
 
 # The exe starts at all (this is where a missing DLL shows, as exit code 53).
-if ! wine "$work/bin/toolcell.exe" --version > "$work/version.out" 2> "$work/version.err" < /dev/null; then
+wine "$work/bin/toolcell.exe" --version > "$work/version.out" 2> "$work/version.err" < /dev/null
+code=$?
+if [ "$code" -ne 0 ]; then
   cat "$work/version.err" >&2
-  die "toolcell.exe --version failed under wine (exit 53: a DLL is missing)"
+  die "toolcell.exe --version exits $code under wine (53: a DLL it imports is missing)"
 fi
 echo "windows smoke: $(tr -d '\r' < "$work/version.out")"
 
 # --- the checks -----------------------------------------------------------------
 start=$(ms)
-"$venv/bin/python" "$here/smoke_client.py" "$work" | tee "$work/client.out"
+# (Each call has its own 30 s limit; this bounds the whole client.)
+timeout 600 "$venv/bin/python" "$here/smoke_client.py" "$work" | tee "$work/client.out"
 status=${PIPESTATUS[0]}
 echo "windows smoke: the client ran for $(seconds_since "$start") s"
 summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$work/client.out" | tail -1)

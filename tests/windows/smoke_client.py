@@ -119,12 +119,6 @@ class Server:
             cwd=str(work),
         )
 
-    def log_text(self) -> str:
-        try:
-            return self.log.read_text(errors="replace")
-        except OSError:
-            return ""
-
     def exit_code(self) -> str | None:
         try:
             return self.exit_file.read_text().strip()

@@ -8,7 +8,7 @@ use super::LookupView;
 
 /// The per-call state of the lookups: none here.
 #[derive(Default)]
-pub struct Lookups;
+pub struct Lookups {}
 
 impl Lookups {
     /// Counts one host call of the guest's: nothing to count here.
