@@ -64,12 +64,12 @@ pub struct Capacity {
 }
 
 impl Default for Capacity {
-    /// 64 instances of up to 256 MiB, each holding up to
+    /// 64 instances of up to the default `memory_mb`, each holding up to
     /// [`MAX_HANDLES_PER_CALL`] handles.
     fn default() -> Capacity {
         Capacity {
             instances: 64,
-            memory_bytes: 256 << 20,
+            memory_bytes: crate::limits::DEFAULT_MEMORY_MB << 20,
             handles_per_call: MAX_HANDLES_PER_CALL,
         }
     }
