@@ -57,6 +57,12 @@ if ! "$venv/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(m.vers
 fi
 
 # --- the temporary folder -----------------------------------------------------
+# A fresh wine 8 prefix takes about 0.7 GB. When the disk fills while
+# wineboot copies its DLLs, wine says only "could not load kernel32.dll"
+# (c0000135): say what is wrong before that happens.
+avail_kb=$(df -Pk /tmp | awk 'NR == 2 { print $4 }')
+[ "${avail_kb:-0}" -ge $((1536 * 1024)) ] \
+  || die "only $((${avail_kb:-0} / 1024)) MB free under /tmp; the wine prefix needs about 700 MB and the logs more (1.5 GB wanted)"
 work=$(mktemp -d /tmp/toolcell-winsmoke.XXXXXX) || die "mktemp failed"
 export WINEPREFIX=$work/prefix
 # No wine debug output at all (it goes to stderr anyway, never stdout), and
@@ -105,7 +111,11 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 seconds_since() { local d=$(( $(ms) - $1 )); printf '%d.%d' $((d / 1000)) $((d % 1000 / 100)); }
 
 start=$(ms)
-timeout 300 wineboot -i > "$work/wineboot.log" 2>&1 || { cat "$work/wineboot.log" >&2; die "wineboot failed"; }
+timeout 300 wineboot -i > "$work/wineboot.log" 2>&1 || {
+  cat "$work/wineboot.log" >&2
+  df -h /tmp >&2
+  die "wineboot failed (a full disk shows as 'could not load kernel32.dll')"
+}
 timeout 120 wineserver -w
 # Keep one wineserver for the whole run, so each server starts fast.
 wineserver -p
