@@ -286,6 +286,28 @@ async fn a_tampered_or_transplanted_state_is_refused() {
 }
 
 #[tokio::test]
+async fn a_request_state_that_is_not_a_string_is_invalid_params_not_an_unknown_method() {
+    let (_fixture, config) = conformance_config();
+    let mut server = RawServer::spawn(&config, &[]);
+    let tool = "test_input_required_result_tampered_state";
+    for (id, state) in [(1, json!(5)), (2, json!({"a": 1})), (3, json!(["x"]))] {
+        let refused = stateless_call(&mut server, id, tool, json!({"requestState": state})).await;
+        assert_eq!(refused["error"]["code"], INVALID_PARAMS, "{refused}");
+        let message = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("invalid parameters for `tools/call`"),
+            "{refused}"
+        );
+    }
+    // A method this server does not know is still -32601.
+    let unknown = server
+        .request(4, "tools/frobnicate", json!({"_meta": meta(json!({}))}))
+        .await;
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    server.finish().await;
+}
+
+#[tokio::test]
 async fn a_retry_may_land_on_another_process_with_the_same_key() {
     let (_fixture, config) = conformance_config();
     let key = "a key shared by every replica, 32+ bytes long";

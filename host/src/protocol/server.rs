@@ -433,6 +433,13 @@ impl ServerHandler for Server {
         request: CustomRequest,
         _cx: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        if let Some(problem) = invalid_params(&request.method, request.params) {
+            tracing::debug!(method = %request.method, "refused invalid parameters: {problem}");
+            return Err(ErrorData::invalid_params(
+                format!("invalid parameters for `{}`: {problem}", request.method),
+                None,
+            ));
+        }
         tracing::debug!(method = %request.method, "refused an unknown method");
         Err(ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,
@@ -445,4 +452,50 @@ impl ServerHandler for Server {
             None,
         ))
     }
+}
+
+/// Why `params` do not fit `method`, when `method` is one this server
+/// serves: rmcp takes a request whose parameters do not parse (a
+/// `requestState` that is not a string, say) for an unknown method, which
+/// would tell the client the wrong thing. `None` for a method it does not
+/// know.
+fn invalid_params(method: &str, params: Option<serde_json::Value>) -> Option<String> {
+    use rmcp::model::{
+        CallToolRequest, CompleteRequest, GetPromptRequest, InitializeRequest, ListPromptsRequest,
+        ListResourceTemplatesRequest, ListResourcesRequest, ListToolsRequest, ReadResourceRequest,
+        SetLevelRequest, SubscribeRequest, SubscriptionsListenRequest, UnsubscribeRequest,
+    };
+
+    /// The parse error of the request as `R`.
+    fn parse<R: serde::de::DeserializeOwned>(
+        method: &str,
+        params: Option<serde_json::Value>,
+    ) -> String {
+        let mut request = serde_json::Map::new();
+        request.insert("method".into(), method.into());
+        if let Some(params) = params {
+            request.insert("params".into(), params);
+        }
+        match serde_json::from_value::<R>(serde_json::Value::Object(request)) {
+            Err(error) => error.to_string(),
+            Ok(_) => "they do not fit the method".into(),
+        }
+    }
+
+    Some(match method {
+        "initialize" => parse::<InitializeRequest>(method, params),
+        "tools/list" => parse::<ListToolsRequest>(method, params),
+        "tools/call" => parse::<CallToolRequest>(method, params),
+        "prompts/list" => parse::<ListPromptsRequest>(method, params),
+        "prompts/get" => parse::<GetPromptRequest>(method, params),
+        "resources/list" => parse::<ListResourcesRequest>(method, params),
+        "resources/templates/list" => parse::<ListResourceTemplatesRequest>(method, params),
+        "resources/read" => parse::<ReadResourceRequest>(method, params),
+        "resources/subscribe" => parse::<SubscribeRequest>(method, params),
+        "resources/unsubscribe" => parse::<UnsubscribeRequest>(method, params),
+        "subscriptions/listen" => parse::<SubscriptionsListenRequest>(method, params),
+        "completion/complete" => parse::<CompleteRequest>(method, params),
+        "logging/setLevel" => parse::<SetLevelRequest>(method, params),
+        _ => return None,
+    })
 }
