@@ -318,6 +318,67 @@ async fn malformed_line_is_a_parse_error_and_serving_goes_on() {
     );
 }
 
+/// The peak resident memory of process `pid`, in bytes (Linux's `VmHWM`).
+#[cfg(target_os = "linux")]
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("VmHWM:"))
+        .expect("a VmHWM line");
+    let kb: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|kb| kb.parse().ok())
+        .expect("VmHWM in kB");
+    kb * 1024
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn an_oversized_line_is_refused_without_holding_its_rest() {
+    const MIB: usize = 1024 * 1024;
+    let fixture = fs_fixture();
+    let mut server = RawServer::spawn(&fixture.path("plugins.toml"), &[]);
+    server.initialize().await;
+    let pid = server.pid().expect("the server runs");
+    let before = peak_rss(pid);
+
+    // The cap (64 MiB) and then 192 MiB more of the same line: only the
+    // first part may be held; the rest is dropped as it arrives.
+    let mut line = vec![b'x'; 256 * MIB];
+    line.push(b'\n');
+    server.send_raw(&line).await;
+    drop(line);
+    let listed = server.request(1, "tools/list", json!({})).await;
+    assert!(listed["result"]["tools"].is_array(), "{listed}");
+    let refused = server
+        .received
+        .iter()
+        .find(|m| m.get("error").is_some())
+        .cloned();
+    let refused = match refused {
+        Some(refused) => refused,
+        None => server.recv().await.expect("the parse error"),
+    };
+    assert_eq!(refused["error"]["code"], PARSE_ERROR, "{refused}");
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("longer than")),
+        "{refused}"
+    );
+    // 64 MiB of line buffer (its capacity may double) plus slack; holding
+    // the rest too would add 192 MiB more.
+    let grown = peak_rss(pid).saturating_sub(before);
+    assert!(
+        grown < (64 + 96) as u64 * MIB as u64,
+        "peak RSS grew by {} MiB for one oversized line",
+        grown / MIB as u64
+    );
+    server.finish().await;
+}
+
 #[tokio::test]
 async fn a_plugin_that_fails_to_load_does_not_stop_the_server() {
     let fixture = Fixture::new();

@@ -681,6 +681,11 @@ impl RawServer {
         let _ = self.child.kill().await;
     }
 
+    /// The server's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
     /// Writes `bytes` as they are, in one go.
     pub async fn send_raw(&mut self, bytes: &[u8]) {
         let stdin = self.stdin.as_mut().expect("stdin is still open");

@@ -42,6 +42,7 @@ pub async fn serve_stdio(server: Server) -> Result<()> {
         replies: Arc::new(Semaphore::new(PENDING_REPLIES)),
         reply: None,
         started: false,
+        skipping: false,
     };
     match server.serve(transport).await {
         Ok(running) => {
@@ -80,6 +81,9 @@ struct StdioTransport {
     reply: Option<Vec<u8>>,
     /// Whether rmcp has been handed a request that starts the session.
     started: bool,
+    /// Whether the rest of an oversized line is being skipped (it survives
+    /// a `receive` that rmcp drops midway, like `line`).
+    skipping: bool,
 }
 
 impl StdioTransport {
@@ -87,6 +91,26 @@ impl StdioTransport {
     /// Cancel-safe: a partial line stays in `self.line`.
     async fn read_line(&mut self) -> std::io::Result<bool> {
         loop {
+            if self.skipping {
+                // The rest of an oversized line is dropped as it arrives,
+                // never held: a line of any length costs one buffer.
+                let buffer = self.input.fill_buf().await?;
+                let (used, ended) = match buffer.iter().position(|&b| b == b'\n') {
+                    Some(newline) => (newline + 1, true),
+                    None => (buffer.len(), buffer.is_empty()),
+                };
+                self.input.consume(used);
+                if ended {
+                    self.skipping = false;
+                    self.reply = Some(json_rpc_error(
+                        Value::Null,
+                        -32700,
+                        &format!("Parse error: message longer than {MAX_STDIO_LINE} bytes"),
+                    ));
+                    return Ok(true);
+                }
+                continue;
+            }
             let room = (MAX_STDIO_LINE + 1).saturating_sub(self.line.len());
             let read = (&mut self.input)
                 .take(room as u64)
@@ -101,15 +125,8 @@ impl StdioTransport {
             }
             if self.line.len() > MAX_STDIO_LINE {
                 // Skip the rest of the oversized line, then refuse it.
-                let mut rest = Vec::new();
-                self.input.read_until(b'\n', &mut rest).await?;
-                self.line.clear();
-                self.reply = Some(json_rpc_error(
-                    Value::Null,
-                    -32700,
-                    &format!("Parse error: message longer than {MAX_STDIO_LINE} bytes"),
-                ));
-                return Ok(true);
+                self.line = Vec::new();
+                self.skipping = true;
             }
         }
     }
