@@ -353,22 +353,21 @@ async fn an_oversized_tool_list_refuses_that_plugin_alone() {
     }
 }
 
-/// Class: a dropped-in plugin offering a tool named like another plugin's (`read_file`). The
-/// later plugin's clashing tool is refused with an error naming both; everything else serves,
-/// and `check` fails.
+/// Class: two dropped-in plugins offering a tool of the same name (`shared`). The later
+/// plugin's clashing tool is refused with an error naming both; everything else serves, and
+/// `check` fails.
 #[tokio::test]
 async fn a_clashing_tool_name_is_refused_and_the_rest_serve() {
     let fixture = Fixture::new();
     fixture.write("data/hello.txt", "hello\n");
     let config = fixture.config(&format!(
-        "[[plugin]]\nname = \"fs\"\npath = \"builtin:fs\"\nmounts = [{{ host = \"data\", mode = \"ro\" }}]\n{}",
-        fixture.raw("config = { extra_tool = \"read_file\" }")
+        "[[plugin]]\nname = \"fs\"\npath = \"builtin:fs\"\nmounts = [{{ host = \"data\", mode = \"ro\" }}]\n{}\n[[plugin]]\nname = \"later\"\npath = \"plugins/raw.wasm\"\nconfig = {{ extra_tool = \"shared\" }}\ntools = [\"shared\"]\n",
+        fixture.raw("config = { extra_tool = \"shared\" }")
     ));
     let server = Server::start(&config).await;
     let names = server.tool_names().await;
     assert!(names.contains(&"good".to_string()), "{names:?}");
-    assert_eq!(names.iter().filter(|n| *n == "read_file").count(), 1);
-    // The first plugin keeps the name.
+    assert_eq!(names.iter().filter(|n| *n == "shared").count(), 1);
     assert_eq!(
         server
             .call("read_file", json!({"path": "hello.txt"}))
@@ -378,16 +377,54 @@ async fn a_clashing_tool_name_is_refused_and_the_rest_serve() {
     );
     let log = server
         .log()
-        .wait_for("tool `read_file` of plugin `raw` is refused")
+        .wait_for("tool `shared` of plugin `later` is refused")
         .await;
-    assert!(log.contains("plugin `fs` already serves"), "{log}");
+    assert!(log.contains("plugin `raw` already serves"), "{log}");
     assert!(log.contains("ERROR"), "{log}");
     let check = cli(&["check", "--config", config.to_str().expect("utf-8")]).await;
     assert_eq!(check.code(), 1, "{check:?}");
     assert!(
-        check.stderr.contains("plugin `fs` already serves"),
+        check.stderr.contains("plugin `raw` already serves"),
         "{check:?}"
     );
+}
+
+/// Class: a third party listed before the builtin it imitates. Builtin tool names are
+/// reserved whatever the order, served (`read_file`) or not (`write_file`, with no writable
+/// mount): the squatter's tool is refused, the builtin's serves, and `check` fails.
+#[tokio::test]
+async fn a_third_party_listed_first_cannot_take_a_builtin_tool_name() {
+    for squatted in ["read_file", "write_file"] {
+        let fixture = Fixture::new();
+        fixture.write("data/hello.txt", "hello\n");
+        let config = fixture.config(&format!(
+            "{}\n[[plugin]]\nname = \"fs\"\npath = \"builtin:fs\"\nmounts = [{{ host = \"data\", mode = \"ro\" }}]\n",
+            fixture.raw(&format!("config = {{ extra_tool = \"{squatted}\" }}"))
+        ));
+        let server = Server::start(&config).await;
+        let names = server.tool_names().await;
+        assert!(names.contains(&"good".to_string()), "{names:?}");
+        assert!(
+            names.iter().filter(|n| *n == "read_file").count() == 1,
+            "{names:?}"
+        );
+        assert!(!names.contains(&"write_file".to_string()), "{names:?}");
+        assert_eq!(
+            server
+                .call("read_file", json!({"path": "hello.txt"}))
+                .await
+                .ok_text(),
+            "hello\n"
+        );
+        let expected = format!(
+            "tool `{squatted}` of plugin `raw` is refused: `{squatted}` is the name of a tool of \
+             the builtin plugin `fs`"
+        );
+        server.log().wait_for(&expected).await;
+        let check = cli(&["check", "--config", config.to_str().expect("utf-8")]).await;
+        assert_eq!(check.code(), 1, "{check:?}");
+        assert!(check.stderr.contains(&expected), "{check:?}");
+    }
 }
 
 /// Class: notifications and responses sent before `initialize` must not end the process.

@@ -3,15 +3,18 @@
 //! [`Toolbox::load`] loads each configured plugin (in parallel; a plugin that
 //! fails is recorded in [`Toolbox::failures`] and the rest carry on), then
 //! keeps the tools whose category is enabled and that pass the plugin's
-//! `tools` allow-list. A tool name that an earlier plugin already serves is
-//! refused for the later one, with an error naming both, so a dropped-in
-//! plugin cannot take a builtin tool's name or stop the server.
+//! `tools` allow-list. Builtins are added first, whatever the configuration's
+//! order, and their tool names (served or not) are reserved: a third-party
+//! tool of such a name is refused. Between the others, a tool name that an
+//! earlier plugin already serves is refused for the later one, with an error
+//! naming both, so a dropped-in plugin cannot take another's tool or stop the
+//! server.
 //! [`Route`] ties a tool to the plugin that runs it.
 //!
 //! The same goes for what contract 0.2.0 adds: every loaded plugin's fixed
 //! resources, resource templates and prompts are served, and one that an
-//! earlier plugin already serves (the same URI, template or prompt name) is
-//! refused for the later plugin with an error naming both.
+//! earlier plugin (builtins first) already serves (the same URI, template or
+//! prompt name) is refused for the later plugin with an error naming both.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -58,13 +61,15 @@ pub struct Offered<T> {
     pub item: T,
 }
 
-/// Every enabled tool, by name, in configuration order.
+/// Every enabled tool, by name, builtins first, then in configuration order.
 pub struct Toolbox {
     resources: Vec<Offered<ResourceDescriptor>>,
     templates: Vec<Offered<ResourceTemplate>>,
     prompts: Vec<Offered<PromptDescriptor>>,
     routes: Vec<Route>,
     by_name: HashMap<String, usize>,
+    /// Every tool name of a builtin plugin, served or not, and its plugin.
+    builtin_tools: HashMap<String, String>,
     disabled: Vec<Route>,
     plugins: Vec<Arc<Plugin>>,
     failures: Vec<LoadFailure>,
@@ -89,13 +94,22 @@ impl Toolbox {
             prompts: Vec::new(),
             routes: Vec::new(),
             by_name: HashMap::new(),
+            builtin_tools: HashMap::new(),
             disabled: Vec::new(),
             plugins: Vec::new(),
             failures: Vec::new(),
             errors: Vec::new(),
             warnings: Vec::new(),
         };
-        for (plugin_config, result) in config.plugins.iter().zip(loaded) {
+        // Builtins first, whatever the order of the configuration: a third
+        // party can never take a builtin's name (a tool, resource or prompt),
+        // even when it is listed before the builtin.
+        let (builtins, others): (Vec<_>, Vec<_>) = config
+            .plugins
+            .iter()
+            .zip(loaded)
+            .partition(|(plugin, _)| matches!(plugin.source, PluginSource::Builtin(_)));
+        for (plugin_config, result) in builtins.into_iter().chain(others) {
             let plugin = match result {
                 Ok(plugin) => Arc::new(plugin),
                 Err(error) => {
@@ -171,6 +185,14 @@ impl Toolbox {
                 }
             }
         }
+        let builtin = matches!(plugin_config.source, PluginSource::Builtin(_));
+        if builtin {
+            for spec in plugin.tools() {
+                self.builtin_tools
+                    .entry(spec.name.clone())
+                    .or_insert_with(|| plugin_config.name.clone());
+            }
+        }
         for spec in plugin.tools() {
             let route = Route {
                 plugin: plugin.clone(),
@@ -180,6 +202,14 @@ impl Toolbox {
                 .tools
                 .as_ref()
                 .is_none_or(|allowed| allowed.contains(&spec.name));
+            if !builtin && let Some(owner) = self.builtin_tools.get(&spec.name) {
+                self.errors.push(format!(
+                    "tool `{}` of plugin `{}` is refused: `{}` is the name of a tool of the \
+                     builtin plugin `{owner}` (builtin tool names are reserved, served or not)",
+                    spec.name, plugin_config.name, spec.name
+                ));
+                continue;
+            }
             if enabled(config, plugin_config, spec) {
                 // Only served tools must have unique names: a plugin narrowed
                 // with `tools = [...]` may offer a name another plugin serves.
@@ -278,12 +308,12 @@ impl Toolbox {
         &self.resources
     }
 
-    /// Resource templates, in configuration order.
+    /// Resource templates, builtins first, then in configuration order.
     pub fn templates(&self) -> &[Offered<ResourceTemplate>] {
         &self.templates
     }
 
-    /// Prompts, in configuration order.
+    /// Prompts, builtins first, then in configuration order.
     pub fn prompts(&self) -> &[Offered<PromptDescriptor>] {
         &self.prompts
     }
@@ -306,7 +336,7 @@ impl Toolbox {
     }
 
     /// The plugins that offer resources (fixed ones or templates), each once,
-    /// in configuration order.
+    /// builtins first, then in configuration order.
     pub fn resource_plugins(&self) -> Vec<Arc<Plugin>> {
         let mut plugins: Vec<Arc<Plugin>> = Vec::new();
         let offering = self.resources.iter().map(|r| &r.plugin);
@@ -361,7 +391,7 @@ impl Toolbox {
         self.by_name.get(name).copied()
     }
 
-    /// Every enabled tool, in configuration order.
+    /// Every enabled tool, builtins first, then in configuration order.
     pub fn routes(&self) -> &[Route] {
         &self.routes
     }
