@@ -2,7 +2,6 @@
 //! configuration, logging to stderr, loading the configuration and the
 //! plugins, and the exit codes. Each subcommand is a file of its own.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -18,9 +17,12 @@ pub mod bundle;
 pub mod call;
 pub mod check;
 pub mod inspect;
+mod logging;
 pub mod new;
 pub mod serve;
 pub mod tools;
+
+pub use logging::init_logging;
 
 /// A check found problems, or a call's result is an error.
 pub const EXIT_FAILED: u8 = 1;
@@ -63,26 +65,6 @@ pub struct Common {
     /// Compile every plugin afresh and do not use the cache.
     #[arg(long)]
     pub no_cache: bool,
-}
-
-/// Logs to stderr at `level` (`RUST_LOG`, when set, takes precedence).
-pub fn init_logging(level: &str) {
-    use tracing_subscriber::EnvFilter;
-    // rmcp logs every session event at info, and every error response (a
-    // client's mistake) at warn; keep those for debug levels.
-    let directives = match level {
-        "info" | "warn" | "error" => format!("{level},rmcp=error"),
-        _ => level.to_string(),
-    };
-    let filter = EnvFilter::try_from_default_env()
-        .or_else(|_| EnvFilter::try_new(directives))
-        .unwrap_or_else(|_| EnvFilter::new("info"));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_target(false)
-        .init();
 }
 
 /// Finds and validates the configuration, every error at once, and says

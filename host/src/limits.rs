@@ -91,11 +91,24 @@ caps! {
     PROGRESS_INTERVAL: Duration = Duration::from_millis(250);
     /// Log messages one call may have queued for the client; more are dropped.
     QUEUED_REPORTS: usize = 256;
-    /// The most resources one session (or one `subscriptions/listen` stream)
-    /// may follow.
-    MAX_SUBSCRIPTIONS: usize = 64;
+    /// Default of `max_subscriptions`: the most resources one connection
+    /// (a stdio client, an HTTP session, a 2026-07-28 request's stream) may
+    /// follow, its `resources/subscribe`s and `subscriptions/listen` streams
+    /// together.
+    DEFAULT_MAX_SUBSCRIPTIONS: usize = 64;
+    /// Default of `max_followed_resources`: the most distinct resources the
+    /// server follows at once, across connections; each is read once per
+    /// interval however many follow it.
+    DEFAULT_MAX_FOLLOWED_RESOURCES: usize = 256;
+    /// The most follows (one connection following one resource) the server
+    /// keeps at once, across connections.
+    MAX_FOLLOWS: usize = 4096;
     /// How often a followed resource is read again to see whether it changed.
     WATCH_INTERVAL: Duration = Duration::from_secs(2);
+    /// The longest wait between reads of a followed resource that cannot be
+    /// read (over the output cap, failing, timing out): the wait doubles
+    /// from [`WATCH_INTERVAL`] after each failed read, up to this.
+    WATCH_BACKOFF_MAX: Duration = Duration::from_secs(64);
 
     /// The longest JSON-RPC line read from stdin.
     MAX_STDIO_LINE: usize = 64 * 1024 * 1024;
@@ -107,6 +120,30 @@ caps! {
     KEEP_ENDED: Duration = Duration::from_secs(60);
     /// The most finished streams kept per HTTP session; older ones go first.
     MAX_ENDED: usize = 64;
+    /// Default of `--replay-budget-mb`: what the events kept for resumption
+    /// may add up to, server-wide, in MiB of JSON.
+    DEFAULT_REPLAY_BUDGET_MB: u64 = 64;
+    /// Default of `--max-sessions`: live HTTP sessions at once; `initialize`
+    /// past it gets 503 with `Retry-After`.
+    DEFAULT_MAX_SESSIONS: usize = 256;
+    /// Default of `--session-idle-secs`: how long an HTTP session lives with
+    /// no request from its client and no stream of it connected.
+    DEFAULT_SESSION_IDLE_SECS: u64 = 300;
+    /// Default of `--max-connections`: open HTTP connections at once; more are
+    /// answered 503 and closed.
+    DEFAULT_MAX_CONNECTIONS: usize = 512;
+    /// Default of `--max-connections-per-ip`: open HTTP connections from one
+    /// peer address.
+    DEFAULT_MAX_CONNECTIONS_PER_IP: usize = 256;
+    /// Default of `--header-timeout-ms`: how long a connection may take to
+    /// send a request's headers, and how long it may stay idle between
+    /// requests.
+    DEFAULT_HEADER_TIMEOUT_MS: u64 = 10_000;
+    /// Default of `--body-timeout-ms`: how long a request's body may take to
+    /// arrive once its headers have.
+    DEFAULT_BODY_TIMEOUT_MS: u64 = 30_000;
+    /// The largest HTTP request body read.
+    MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
 
     /// How long `initialize` and `server/discover` wait for the plugins to
     /// load before declaring capabilities without them.

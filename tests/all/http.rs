@@ -964,3 +964,317 @@ async fn a_dropped_get_stream_resumes_with_the_log_messages_it_missed() {
         "{message}"
     );
 }
+
+/// The `host:port` the server listens on.
+fn authority(server: &HttpServer) -> String {
+    let rest = server.url.strip_prefix("http://").expect("an http URL");
+    rest.split('/').next().expect("host:port").to_string()
+}
+
+/// What a connection reads until the server closes it: `Some(text)` at EOF
+/// (or a reset, which loses any unread text), `None` if it stays open.
+async fn until_closed(stream: &mut tokio::net::TcpStream) -> Option<String> {
+    use tokio::io::AsyncReadExt;
+    let mut read = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        match tokio::time::timeout(TIMEOUT, stream.read(&mut buffer)).await {
+            Err(_) => return None,
+            Ok(Ok(0)) | Ok(Err(_)) => return Some(String::from_utf8_lossy(&read).into_owned()),
+            Ok(Ok(n)) => read.extend_from_slice(&buffer[..n]),
+        }
+    }
+}
+
+/// Opens a TCP connection to the server and sends `bytes`.
+async fn connect(server: &HttpServer, bytes: &[u8]) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
+    let mut stream = within(
+        "a connection",
+        tokio::net::TcpStream::connect(authority(server)),
+    )
+    .await
+    .expect("connect");
+    stream.write_all(bytes).await.expect("write");
+    stream
+}
+
+/// An `initialize` that succeeds, retried while the server is still closing
+/// connections it has been told about.
+async fn initialize_eventually(server: &HttpServer) -> reqwest::Response {
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    loop {
+        let sent = reqwest::Client::new()
+            .post(&server.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .json(&json!({
+                "jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                           "clientInfo": {"name": "raw", "version": "0"}},
+            }))
+            .send()
+            .await;
+        match sent {
+            Ok(response) if response.status() == 200 => return response,
+            other => assert!(
+                tokio::time::Instant::now() < deadline,
+                "initialize kept failing: {other:?}\n{}",
+                server.log()
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn sessions_past_the_cap_get_503_with_retry_after() {
+    // See: issue "Bounded everywhere", item 3: 4,000 `initialize` without
+    // DELETE took the server from 34 to 255 MB.
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &["--max-sessions", "3"]).await;
+    let mut sessions = Vec::new();
+    for _ in 0..3 {
+        let response = server.post_initialize(&[]).await;
+        assert_eq!(response.status(), 200);
+        sessions.push(
+            response.headers()["mcp-session-id"]
+                .to_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    let refused = server.post_initialize(&[]).await;
+    assert_eq!(refused.status(), 503);
+    assert_eq!(refused.headers()["retry-after"], "30");
+    assert!(refused.headers().get("mcp-session-id").is_none());
+    assert!(refused.text().await.unwrap().contains("--max-sessions"));
+    // Sessionless 2026-07-28 requests are not counted.
+    let stateless = stateless_progress_call(&reqwest::Client::new(), &server.url, 1).await;
+    assert_eq!(stateless.status(), 200);
+    // The sessions that exist still work, and ending one makes room.
+    let client = reqwest::Client::new();
+    let ping = raw_post(
+        &client,
+        &server,
+        &sessions[0],
+        json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    )
+    .await;
+    assert_eq!(ping.status(), 200);
+    let deleted = client
+        .delete(&server.url)
+        .header("mcp-session-id", &sessions[0])
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .expect("DELETE is sent");
+    assert_eq!(deleted.status(), 200);
+    assert_eq!(server.post_initialize(&[]).await.status(), 200);
+}
+
+#[tokio::test]
+async fn an_abandoned_session_expires_and_frees_its_place() {
+    // See: issue "Bounded everywhere", item 3: a session nobody ends must go.
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(
+        &config,
+        None,
+        &["--max-sessions", "1", "--session-idle-secs", "1"],
+    )
+    .await;
+    let (client, session) = raw_session(&server).await;
+    assert_eq!(server.post_initialize(&[]).await.status(), 503, "full");
+    wait_for_log(&server, "the idle session to end", |log| {
+        log.contains("ending an HTTP session idle")
+    })
+    .await;
+    let after = raw_post(
+        &client,
+        &server,
+        &session,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    )
+    .await;
+    assert_eq!(after.status(), 404, "the idle session is gone");
+    assert_eq!(
+        server.post_initialize(&[]).await.status(),
+        200,
+        "its place is free"
+    );
+}
+
+#[tokio::test]
+async fn a_session_with_a_connected_stream_is_not_idle() {
+    // The other side of expiry: a client that keeps its GET stream open is
+    // there, even when it sends nothing.
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &["--session-idle-secs", "1"]).await;
+    let (client, session) = raw_session(&server).await;
+    let get = client
+        .get(&server.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send();
+    let mut stream = Events::new(within("a GET", get).await.expect("GET is sent"));
+    stream.next().await.expect("a priming event");
+    // Two idle limits and more pass with the stream connected.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(
+        !server.log().contains("ending an HTTP session idle"),
+        "{}",
+        server.log()
+    );
+    let ping = raw_post(
+        &client,
+        &server,
+        &session,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    )
+    .await;
+    assert_eq!(ping.status(), 200);
+}
+
+#[tokio::test]
+async fn connections_past_the_caps_are_refused_and_the_server_recovers() {
+    // See: issue "Bounded everywhere", item 4: 20,000 idle connections took
+    // the server to its descriptor limit and a real `initialize` timed out.
+    let (_fixture, config) = fs_fixture();
+    for (flag, cap) in [("--max-connections", 4), ("--max-connections-per-ip", 3)] {
+        let cap_text = cap.to_string();
+        let server = HttpServer::start(&config, None, &[flag, &cap_text]).await;
+        let mut idle = Vec::new();
+        for _ in 0..cap {
+            idle.push(connect(&server, b"").await);
+        }
+        // Each idle connection is accepted and holds its place.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let mut extra = connect(&server, b"").await;
+        let answer = until_closed(&mut extra)
+            .await
+            .unwrap_or_else(|| panic!("{flag}: the extra connection stayed open"));
+        assert!(
+            answer.is_empty() || answer.starts_with("HTTP/1.1 503"),
+            "{flag}: {answer}"
+        );
+        drop(idle);
+        let response = initialize_eventually(&server).await;
+        assert_eq!(response.status(), 200, "{flag}");
+    }
+}
+
+#[tokio::test]
+async fn a_connection_that_never_finishes_its_headers_is_closed() {
+    // See: issue "Bounded everywhere", item 4: connections that never
+    // finished their headers stayed open indefinitely (slow-loris).
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, Some(TOKEN), &["--header-timeout-ms", "300"]).await;
+    let mut half = connect(
+        &server,
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-",
+    )
+    .await;
+    let mut silent = connect(&server, b"").await;
+    assert!(until_closed(&mut half).await.is_some(), "half a head");
+    assert!(until_closed(&mut silent).await.is_some(), "nothing sent");
+    // Real clients are still served.
+    let right = server
+        .post_initialize(&[("authorization", &format!("Bearer {TOKEN}"))])
+        .await;
+    assert_eq!(right.status(), 200);
+}
+
+#[tokio::test]
+async fn a_body_that_never_completes_gets_408_and_the_connection_closes() {
+    // See: issue "Bounded everywhere", item 4: request bodies had no read timeout.
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &["--body-timeout-ms", "300"]).await;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{{\"jsonrpc\"",
+        authority(&server)
+    );
+    let mut stream = connect(&server, head.as_bytes()).await;
+    let answer = until_closed(&mut stream)
+        .await
+        .expect("the connection is closed");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("--body-timeout-ms"), "{answer}");
+}
+
+#[tokio::test]
+async fn the_replay_budget_drops_the_oldest_ended_streams_first() {
+    // See: issue "Bounded everywhere", item 3: each session kept up to 64
+    // finished streams for 60 s (64 one-MB results: +69.5 MB per session).
+    let (fixture, config) = fs_fixture();
+    fixture.write("data/big.txt", "a".repeat(600 * 1024));
+    let server = HttpServer::start(
+        &config,
+        None,
+        &[
+            "--replay-budget-mb",
+            "1",
+            "--log-level",
+            "info,toolcell=debug",
+        ],
+    )
+    .await;
+    let (client, session) = raw_session(&server).await;
+    let (last, _) = start_progress_and_drop(&server, &session, 300).await;
+    wait_for_stream_end(&server, &last).await;
+    // Two 600 KB results, read in full: with the progress stream's events
+    // they are over 1 MiB, so the ended streams go, oldest first.
+    for id in [20, 21] {
+        let body = raw_post(
+            &client,
+            &server,
+            &session,
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": {"name": "read_file", "arguments": {"path": "big.txt"}}}),
+        )
+        .await
+        .text()
+        .await
+        .expect("the result is read");
+        assert!(body.contains("aaaa"), "the file was read");
+    }
+    wait_for_log(&server, "the budget to drop a stream", |log| {
+        log.contains("the replay budget is spent")
+    })
+    .await;
+    // The documented answer for a stream no longer kept: an empty stream.
+    let resumed = resume(&server, &session, &last).await.rest().await;
+    assert!(
+        resumed.iter().all(|event| event.message().is_none()),
+        "{resumed:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_removed_method_without_mcp_name_is_method_not_found() {
+    // See: issue "Bounded everywhere", item 7: on 2026-07-28,
+    // `resources/subscribe` without `Mcp-Name` got -32020, not -32601.
+    let (_fixture, config) = fs_fixture();
+    let server = HttpServer::start(&config, None, &[]).await;
+    let response = within(
+        "a removed method",
+        reqwest::Client::new()
+            .post(&server.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "resources/subscribe")
+            .json(
+                &json!({"jsonrpc": "2.0", "id": 4, "method": "resources/subscribe",
+                          "params": {"uri": "file:///x", "_meta": stateless_meta()}}),
+            )
+            .send(),
+    )
+    .await
+    .expect("POST is sent");
+    assert_eq!(response.status(), 404);
+    let body: Value = response.json().await.expect("a JSON-RPC error");
+    assert_eq!(body["error"]["code"], -32601, "{body}");
+    assert_eq!(body["id"], 4, "{body}");
+}

@@ -456,3 +456,79 @@ mounts = [{ host = "data", mode = "rw" }]
     assert_eq!(values.last(), Some(&(size as f64)), "{values:?}");
     server.finish().await;
 }
+
+/// The CPU time process `pid` has used so far, in clock ticks (utime + stime of
+/// `/proc/PID/stat`, all threads).
+#[cfg(target_os = "linux")]
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc stat");
+    // The command name may hold spaces: count fields after its closing parenthesis.
+    let rest = &stat[stat.rfind(')').expect("a command name") + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 here.
+    fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime")
+}
+
+/// Class: host work done for a guest outliving its call. `git_status` on a repository that
+/// tracks a file at every level of a deep directory chain makes the host's `stat-paths` walk
+/// a quadratic number of path components on several threads. The call is answered at its
+/// deadline, and the host's threads stop with it: the server's CPU time barely moves once the
+/// answer is in (before, they went on for many seconds).
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn host_work_for_a_call_stops_at_its_deadline() {
+    const DEPTH: usize = 1500;
+    let fixture = Fixture::new();
+    let repo = fixture.path("data");
+    let mut level = repo.clone();
+    for i in 0..DEPTH {
+        level.push("d");
+        std::fs::create_dir_all(&level).expect("mkdir");
+        std::fs::write(level.join("f"), i.to_string()).expect("write");
+    }
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .current_dir(&repo)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", &repo)
+            .status()
+            .expect("run git");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    // Executable bits cannot be seen in the sandbox; with them off, the status asks the host
+    // for every tracked file's stat in one call.
+    git(&["config", "core.filemode", "false"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "deep"]);
+    let config = fixture.config(
+        r#"
+[[plugin]]
+name = "git"
+path = "builtin:git"
+mounts = [{ host = "data", mode = "ro" }]
+limits = { timeout_ms = 300 }
+"#,
+    );
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    let pid = server.pid().expect("the server runs");
+    let response = server.call(1, "git_status", json!({"repo": "."})).await;
+    let after_answer = cpu_ticks(pid);
+    let text = response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(response["result"]["isError"], true, "{response}");
+    assert!(text.contains("timed out"), "{response}");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let burnt = cpu_ticks(pid) - after_answer;
+    // 100 ticks a second: threads still walking would burn well over a second of CPU in
+    // these three seconds.
+    assert!(
+        burnt < 50,
+        "the server used {burnt} ticks of CPU in the 3 s after the answer"
+    );
+    server.finish().await;
+}

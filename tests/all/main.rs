@@ -24,5 +24,6 @@ mod research;
 mod sandbox;
 mod schemas;
 mod search;
+mod subscriptions;
 mod support;
 mod write;

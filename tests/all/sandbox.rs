@@ -463,3 +463,127 @@ config = {{ greeting = "hello from plugins.toml", answer = "42" }}
     assert!(missing.error_text().contains("missing"), "{missing:?}");
     server.stop().await;
 }
+
+/// The threads of process `pid` blocked in an `open` system call (the only way a thread ends
+/// up there for long is a FIFO with no writer).
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+fn threads_blocked_in_open(pid: u32) -> usize {
+    // openat and openat2 (x86_64: 257, 437; aarch64: 56, 437).
+    let opens: &[&str] = if cfg!(target_arch = "x86_64") {
+        &["257", "437"]
+    } else {
+        &["56", "437"]
+    };
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter(|task| {
+            std::fs::read_to_string(task.path().join("syscall")).is_ok_and(|syscall| {
+                let number = syscall.split_whitespace().next().unwrap_or_default();
+                opens.contains(&number)
+            })
+        })
+        .count()
+}
+
+/// See: issue "Bounded everywhere", item 1: a file swapped for a FIFO between the fs plugin's
+/// look and its open hung `read_file` to its deadline and left a thread blocked in the kernel.
+/// Now the open never blocks and the type is checked on what was opened: every read answers the
+/// content or the clear refusal, none times out, and no thread is left in an `open`.
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+#[tokio::test]
+async fn a_file_swapped_for_a_fifo_never_hangs_a_read() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let fixture = Fixture::new();
+    fixture.write("data/target", "regular\n");
+    fixture.write("data/.regular", "regular\n");
+    crate::fs::mkfifo(&fixture.path("data/.fifo"));
+    let config = fixture.config(
+        r#"
+[limits]
+timeout_ms = 3000
+
+[[plugin]]
+name = "fs"
+path = "builtin:fs"
+mounts = [{ host = "data", mode = "ro" }]
+"#,
+    );
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    let pid = server.pid().expect("the server's pid");
+
+    // Swaps `target` between the regular file and the FIFO by hard links, as fast as it can.
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let stop = stop.clone();
+        let data = fixture.path("data");
+        std::thread::spawn(move || {
+            let target = data.join("target");
+            let next = data.join(".next");
+            let mut swaps = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let source = if swaps.is_multiple_of(2) {
+                    ".fifo"
+                } else {
+                    ".regular"
+                };
+                let _ = std::fs::remove_file(&next);
+                if std::fs::hard_link(data.join(source), &next).is_ok() {
+                    let _ = std::fs::rename(&next, &target);
+                }
+                swaps += 1;
+            }
+            swaps
+        })
+    };
+
+    let (mut contents, mut refusals) = (0, 0);
+    let mut id = 1;
+    for _ in 0..40 {
+        let ids: Vec<i64> = (id..id + 4).collect();
+        id += 4;
+        for &id in &ids {
+            let call = json!({"name": "read_file", "arguments": {"path": "target"}});
+            server
+                .send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": call}))
+                .await;
+        }
+        for id in ids {
+            let response = server.response(id).await;
+            let result = &response["result"];
+            let text = result["content"][0]["text"].as_str().unwrap_or_default();
+            if result["isError"] == json!(true) {
+                assert!(!text.contains("timed out"), "{response}");
+                assert!(
+                    text.contains("not a regular file; read_file reads regular files only"),
+                    "{response}"
+                );
+                refusals += 1;
+            } else {
+                assert_eq!(text, "regular\n", "{response}");
+                contents += 1;
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swapper.join().expect("the swapper");
+    assert!(swaps > 100, "the swapper barely ran: {swaps}");
+    assert_eq!(contents + refusals, 160);
+    assert_eq!(
+        threads_blocked_in_open(pid),
+        0,
+        "threads left blocked in open"
+    );
+    assert!(server.finish().await.status.success());
+}

@@ -681,7 +681,8 @@ impl RawServer {
         let _ = self.child.kill().await;
     }
 
-    /// The server's process id, while it runs.
+    /// The server's process id, while it runs (for the tests that read `/proc`).
+    #[cfg(target_os = "linux")]
     pub fn pid(&self) -> Option<u32> {
         self.child.id()
     }

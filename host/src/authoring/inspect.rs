@@ -261,6 +261,7 @@ fn load(file: &Path, cache_dir: Option<std::path::PathBuf>) -> Result<Toolbox> {
         limits: Limits::default(),
         max_concurrent_calls: 1,
         max_component_bytes: DEFAULT_MAX_COMPONENT_MB << 20,
+        subscriptions: Default::default(),
         plugins: vec![PluginConfig {
             name,
             source: PluginSource::File(std::path::absolute(file)?),

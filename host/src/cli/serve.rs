@@ -2,12 +2,17 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
 use toolcell::config::MountArg;
-use toolcell::limits::DEFAULT_SHUTDOWN_GRACE_MS;
-use toolcell::protocol::http::{self, HttpOptions};
+use toolcell::limits::{
+    DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_CONNECTIONS_PER_IP, DEFAULT_MAX_SESSIONS, DEFAULT_REPLAY_BUDGET_MB,
+    DEFAULT_SESSION_IDLE_SECS, DEFAULT_SHUTDOWN_GRACE_MS,
+};
+use toolcell::protocol::http::{self, HttpLimits, HttpOptions, SessionLimits};
 use toolcell::protocol::relay::StateKey;
 use toolcell::protocol::server::Server;
 use toolcell::protocol::stdio;
@@ -58,6 +63,50 @@ pub struct ServeArgs {
     /// finish before they are interrupted.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_SHUTDOWN_GRACE_MS, requires = "http")]
     pub shutdown_grace_ms: u64,
+
+    /// The most HTTP sessions live at once; an `initialize` past it gets 503
+    /// with Retry-After.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_SESSIONS, requires = "http", value_parser = at_least_one)]
+    pub max_sessions: usize,
+
+    /// How long an HTTP session lives with no request from its client and no
+    /// stream of it connected.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_SESSION_IDLE_SECS, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub session_idle_secs: u64,
+
+    /// What the events kept for resuming HTTP streams may add up to, across
+    /// every session, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = DEFAULT_REPLAY_BUDGET_MB, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub replay_budget_mb: u64,
+
+    /// The most HTTP connections open at once; more are answered 503 and
+    /// closed.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS, requires = "http", value_parser = at_least_one)]
+    pub max_connections: usize,
+
+    /// The most HTTP connections open from one address (on loopback, every
+    /// local client shares one).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS_PER_IP, requires = "http", value_parser = at_least_one)]
+    pub max_connections_per_ip: usize,
+
+    /// How long an HTTP connection may take to send a request's headers, and
+    /// may stay idle between requests, before it is closed.
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_HEADER_TIMEOUT_MS, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout_ms: u64,
+
+    /// How long an HTTP request's body may take to arrive once its headers
+    /// have; a slower one gets 408.
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_BODY_TIMEOUT_MS, requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_timeout_ms: u64,
+}
+
+/// A count that must be at least 1.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(error) => Err(format!("{error}: expected a whole number, e.g. 64")),
+    }
 }
 
 /// A folder named on the command line: any text but the empty one.
@@ -69,6 +118,21 @@ fn folder(text: &str) -> Result<String, String> {
 }
 
 impl ServeArgs {
+    /// The HTTP bounds the flags set.
+    fn http_limits(&self) -> HttpLimits {
+        HttpLimits {
+            max_connections: self.max_connections,
+            max_connections_per_ip: self.max_connections_per_ip,
+            header_timeout: Duration::from_millis(self.header_timeout_ms),
+            body_timeout: Duration::from_millis(self.body_timeout_ms),
+            sessions: SessionLimits {
+                max_sessions: self.max_sessions,
+                idle: Duration::from_secs(self.session_idle_secs),
+                replay_budget: http::mib(self.replay_budget_mb),
+            },
+        }
+    }
+
     /// The shared options, with the folders named as arguments of `serve`
     /// added to `--mount`: the read-only ones after those of `--mount`, then
     /// the writable ones. A writable folder already named read-only (the
@@ -140,7 +204,8 @@ pub async fn run(args: &ServeArgs) -> Result<ExitCode> {
                 token,
                 allowed_origins: args.allow_origin.clone(),
                 allowed_hosts: args.allow_host.clone(),
-                shutdown_grace: std::time::Duration::from_millis(args.shutdown_grace_ms),
+                shutdown_grace: Duration::from_millis(args.shutdown_grace_ms),
+                limits: args.http_limits(),
             };
             tokio::spawn(http::serve_http(server, options))
         }
@@ -230,6 +295,32 @@ mod tests {
         );
         let cli = Cli::try_parse_from(["serve", "--named-only", "--writable"]).unwrap();
         assert!(cli.serve.common.named_only);
+    }
+
+    #[test]
+    fn the_http_bounds_come_from_their_flags() {
+        let parse = |args: &[&str]| {
+            let all = ["serve", "--http", "127.0.0.1:0"].iter().chain(args);
+            Cli::try_parse_from(all).map(|cli| cli.serve.http_limits())
+        };
+        let defaults = parse(&[]).unwrap();
+        let expected = HttpLimits::default();
+        assert_eq!(defaults.max_connections, expected.max_connections);
+        assert_eq!(defaults.header_timeout, expected.header_timeout);
+        assert_eq!(
+            defaults.sessions.replay_budget,
+            expected.sessions.replay_budget
+        );
+        let set = parse(&["--max-sessions", "3", "--header-timeout-ms", "300"]).unwrap();
+        assert_eq!(set.sessions.max_sessions, 3);
+        assert_eq!(set.header_timeout, Duration::from_millis(300));
+        for zero in ["--max-sessions", "--max-connections", "--header-timeout-ms"] {
+            assert!(parse(&[zero, "0"]).is_err(), "{zero} 0");
+        }
+        assert!(
+            Cli::try_parse_from(["serve", "--max-sessions", "3"]).is_err(),
+            "needs --http"
+        );
     }
 
     #[test]

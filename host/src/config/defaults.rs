@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use toml::{Table, Value};
 
-use super::types::{Config, ConfigError, Mount, MountArg};
+use super::types::{Config, ConfigError, Mount, MountArg, Subscriptions};
 use super::validate::{BUILTIN_PREFIX, validate};
 use crate::builtins::Builtin;
 
@@ -33,6 +33,8 @@ pub struct MountPolicy {
     pub unmounted_reason: Option<String>,
     /// The categories enabled, for saying how to enable a disabled tool.
     pub categories: Vec<String>,
+    /// How many resources the session, and the server, may follow.
+    pub subscriptions: Subscriptions,
 }
 
 impl MountPolicy {
@@ -122,6 +124,7 @@ pub fn choose(
         }
     };
     policy.categories = config.categories.clone();
+    policy.subscriptions = config.subscriptions;
     Ok((config, policy))
 }
 

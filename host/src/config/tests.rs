@@ -71,6 +71,7 @@ fn plugin_defaults_and_overrides() {
         [limits]
         timeout_ms = 1000
         max_concurrent_calls = 4
+        max_subscriptions = 3
 
         [[plugin]]
         name = "plain"
@@ -86,6 +87,11 @@ fn plugin_defaults_and_overrides() {
     let config = parse_in(dir.path(), text).unwrap();
     assert_eq!(config.categories, ["read", "write", "my-category"]);
     assert_eq!(config.max_concurrent_calls, 4);
+    assert_eq!(config.subscriptions.per_connection, 3);
+    assert_eq!(
+        config.subscriptions.distinct,
+        crate::limits::DEFAULT_MAX_FOLLOWED_RESOURCES
+    );
     let top = Limits {
         timeout_ms: 1000,
         ..Limits::default()

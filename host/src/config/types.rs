@@ -54,6 +54,9 @@ pub struct Config {
     /// The largest component file loaded, in bytes (`[limits]
     /// max_component_mb`); default [`limits::DEFAULT_MAX_COMPONENT_MB`] MiB.
     pub max_component_bytes: u64,
+    /// How many resources clients may have the server follow (`[limits]
+    /// max_subscriptions` and `max_followed_resources`).
+    pub subscriptions: Subscriptions,
     /// The `[[plugin]]` entries, in file order.
     pub plugins: Vec<PluginConfig>,
 }
@@ -78,6 +81,27 @@ impl Default for Limits {
             timeout_ms: limits::DEFAULT_TIMEOUT_MS,
             memory_mb: limits::DEFAULT_MEMORY_MB,
             max_output_bytes: limits::DEFAULT_MAX_OUTPUT_BYTES,
+        }
+    }
+}
+
+/// Caps on followed resources (`resources/subscribe`, `subscriptions/listen`),
+/// set in the top-level `[limits]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Subscriptions {
+    /// The most resources one connection may follow; default
+    /// [`limits::DEFAULT_MAX_SUBSCRIPTIONS`].
+    pub per_connection: usize,
+    /// The most distinct resources the server follows at once, across
+    /// connections; default [`limits::DEFAULT_MAX_FOLLOWED_RESOURCES`].
+    pub distinct: usize,
+}
+
+impl Default for Subscriptions {
+    fn default() -> Self {
+        Subscriptions {
+            per_connection: limits::DEFAULT_MAX_SUBSCRIPTIONS,
+            distinct: limits::DEFAULT_MAX_FOLLOWED_RESOURCES,
         }
     }
 }

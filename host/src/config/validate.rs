@@ -23,7 +23,9 @@ use super::names::{
     CATEGORY_RULE, CONTRACT_CATEGORIES, PLUGIN_NAME_RULE, TOOL_NAME_RULE, is_category, is_env_name,
     is_plugin_name, is_tool_name, network_entry_problem, unknown_category,
 };
-use super::types::{Config, ConfigError, Limits, Mount, PluginConfig, PluginSource, ToolOverride};
+use super::types::{
+    Config, ConfigError, Limits, Mount, PluginConfig, PluginSource, Subscriptions, ToolOverride,
+};
 use crate::builtins::Builtin;
 use crate::limits;
 
@@ -39,6 +41,8 @@ const SERVER_LIMIT_KEYS: &[&str] = &[
     "max_output_bytes",
     "max_concurrent_calls",
     "max_component_mb",
+    "max_subscriptions",
+    "max_followed_resources",
 ];
 const PLUGIN_KEYS: &[&str] = &[
     "name", "path", "mounts", "env", "network", "tools", "config", "limits", "tool",
@@ -138,6 +142,7 @@ impl<'a> Validator<'a> {
 
         let mut max_concurrent_calls = limits::DEFAULT_MAX_CONCURRENT_CALLS;
         let mut max_component_mb = limits::DEFAULT_MAX_COMPONENT_MB;
+        let mut subscriptions = Subscriptions::default();
         let mut limits = Limits::default();
         if let Some(table) = root.get("limits").and_then(|v| self.table(v, "limits")) {
             limits = self.limits(table, "limits", limits);
@@ -155,6 +160,20 @@ impl<'a> Validator<'a> {
                 let max = Some(limits::MAX_COMPONENT_MB);
                 if let Some(n) = self.integer(value, key, 1, max) {
                     max_component_mb = n;
+                }
+            }
+            let caps = [
+                ("max_subscriptions", &mut subscriptions.per_connection),
+                ("max_followed_resources", &mut subscriptions.distinct),
+            ];
+            for (name, field) in caps {
+                if let Some(value) = table.get(name) {
+                    let key = join("limits", name);
+                    let max = Some(limits::MAX_FOLLOWS as u64);
+                    if let Some(n) = self.integer(value, &key, 1, max) {
+                        // At most MAX_FOLLOWS, so it fits.
+                        *field = usize::try_from(n).unwrap_or(limits::MAX_FOLLOWS);
+                    }
                 }
             }
         }
@@ -204,6 +223,7 @@ impl<'a> Validator<'a> {
                 limits,
                 max_concurrent_calls,
                 max_component_bytes: max_component_mb << 20,
+                subscriptions,
                 plugins,
             })
         } else {
@@ -241,6 +261,14 @@ impl<'a> Validator<'a> {
                     (
                         "max_component_mb",
                         "max_component_mb is server-wide: set it in the top-level [limits]",
+                    ),
+                    (
+                        "max_subscriptions",
+                        "max_subscriptions is server-wide: set it in the top-level [limits]",
+                    ),
+                    (
+                        "max_followed_resources",
+                        "max_followed_resources is server-wide: set it in the top-level [limits]",
                     ),
                 ],
             );

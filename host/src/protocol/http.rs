@@ -19,6 +19,13 @@
 //! Requests in the 2026-07-28 revision have no session: rmcp serves them
 //! statelessly, and their streams carry no event ids (that revision dropped
 //! resumption), so a dropped connection cancels the call.
+//!
+//! What a client can make the server spend is bounded in three places, each
+//! set by [`HttpLimits`]: connections (how many, from one address, how long
+//! their headers may take) in `listener`, before authentication; a request's
+//! body (its size and how long it may take) in `requests`, after it; and
+//! sessions (how many, how long idle, what their replay logs may hold) in
+//! `sessions`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -31,18 +38,25 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::serve::ListenerExt;
 use http_body_util::BodyExt;
 use rmcp::transport::streamable_http_server::session::{SessionId, SessionManager};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use crate::limits::ANSWERS_WAIT;
+use crate::limits::{
+    ANSWERS_WAIT, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_HEADER_TIMEOUT_MS, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_CONNECTIONS_PER_IP, MAX_REQUEST_BODY_BYTES,
+};
 use crate::protocol::server::Server;
 
+mod listener;
+mod requests;
 mod sessions;
 
+use listener::ConnectionLimits;
+use requests::Bounds;
 use sessions::Sessions;
+pub use sessions::{SessionLimits, mib};
 
 /// How to serve over HTTP.
 #[derive(Clone, Debug)]
@@ -58,6 +72,39 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// How long running calls may take to finish at shutdown.
     pub shutdown_grace: Duration,
+    /// What clients may make the server spend.
+    pub limits: HttpLimits,
+}
+
+/// What HTTP clients may make the server spend; every default is a constant
+/// of `limits.rs`.
+#[derive(Clone, Copy, Debug)]
+pub struct HttpLimits {
+    /// Open connections at once. Default: [`DEFAULT_MAX_CONNECTIONS`].
+    pub max_connections: usize,
+    /// Open connections from one peer address. Default:
+    /// [`DEFAULT_MAX_CONNECTIONS_PER_IP`].
+    pub max_connections_per_ip: usize,
+    /// How long a request's headers may take, and a connection may sit idle
+    /// between requests. Default: [`DEFAULT_HEADER_TIMEOUT_MS`].
+    pub header_timeout: Duration,
+    /// How long a request's body may take once its headers are in. Default:
+    /// [`DEFAULT_BODY_TIMEOUT_MS`].
+    pub body_timeout: Duration,
+    /// Sessions: how many, how long idle, the replay budget.
+    pub sessions: SessionLimits,
+}
+
+impl Default for HttpLimits {
+    fn default() -> HttpLimits {
+        HttpLimits {
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_connections_per_ip: DEFAULT_MAX_CONNECTIONS_PER_IP,
+            header_timeout: Duration::from_millis(DEFAULT_HEADER_TIMEOUT_MS),
+            body_timeout: Duration::from_millis(DEFAULT_BODY_TIMEOUT_MS),
+            sessions: SessionLimits::default(),
+        }
+    }
 }
 
 /// Serves `server` over Streamable HTTP until SIGTERM or SIGINT.
@@ -107,6 +154,7 @@ pub async fn serve_http_until(
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
         .enforce_origin_validation()
+        .with_max_request_body_bytes(MAX_REQUEST_BODY_BYTES)
         // Otherwise rmcp primes the `initialize` response and `GET` streams
         // itself, with event id "0". `Sessions` primes every stream it can
         // resume, with ids of its own; the `initialize` response, answered
@@ -114,13 +162,18 @@ pub async fn serve_http_until(
         .with_sse_retry(None);
     config.cancellation_token = sessions_stop.clone();
     let template = server.clone();
-    let sessions = Arc::new(Sessions::default());
+    let limits = options.limits;
+    let sessions = Sessions::new(limits.sessions);
     let service =
         StreamableHttpService::new(move || Ok(template.session()), sessions.clone(), config);
     let auth = Arc::new(options.token.clone());
     let answering = Answering::default();
-    // The last layer runs first: no session is looked up before the token
-    // is checked.
+    let bounds = Arc::new(Bounds {
+        body_timeout: limits.body_timeout,
+        sessions: sessions.clone(),
+    });
+    // The last layer runs first: no session is looked up, and no body read,
+    // before the token is checked.
     let app = axum::Router::new()
         .nest_service("/mcp", service)
         .layer(middleware::from_fn_with_state(
@@ -128,6 +181,7 @@ pub async fn serve_http_until(
             count_answers,
         ))
         .layer(middleware::from_fn_with_state(sessions, delete_status))
+        .layer(middleware::from_fn_with_state(bounds, requests::bound))
         .layer(middleware::from_fn_with_state(auth, authenticate));
 
     tracing::info!(
@@ -140,26 +194,22 @@ pub async fn serve_http_until(
     );
 
     let grace = options.shutdown_grace;
-    // Without TCP_NODELAY, the small last chunk of a streamed response waits
-    // for the client's delayed ACK: about 40 ms a call on Linux.
-    let listener = listener.tap_io(|stream| {
-        if let Err(error) = stream.set_nodelay(true) {
-            tracing::debug!("cannot set TCP_NODELAY: {error}");
-        }
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            stop.cancelled().await;
-            tracing::info!("shutting down");
-            server.drain(grace).await;
-            // The interrupted calls were answered; the answers travel on
-            // their POSTs' streams, which end once they are written.
-            answering.settle(ANSWERS_WAIT).await;
-            // Ends the sessions' open SSE streams, so connections close.
-            sessions_stop.cancel();
-        })
-        .await
-        .context("the HTTP server failed")?;
+    let connections = ConnectionLimits {
+        max: limits.max_connections,
+        per_ip: limits.max_connections_per_ip,
+        header_timeout: limits.header_timeout,
+    };
+    listener::serve(listener, app, connections, async move {
+        stop.cancelled().await;
+        tracing::info!("shutting down");
+        server.drain(grace).await;
+        // The interrupted calls were answered; the answers travel on
+        // their POSTs' streams, which end once they are written.
+        answering.settle(ANSWERS_WAIT).await;
+        // Ends the sessions' open SSE streams, so connections close.
+        sessions_stop.cancel();
+    })
+    .await;
     tracing::info!("stopped");
     Ok(())
 }

@@ -90,8 +90,16 @@ pub struct Server {
     roots: Arc<watch::Sender<Roots>>,
     /// Seals the `requestState` of 2026-07-28 `input_required` results.
     state_key: Arc<StateKey>,
-    /// This session's subscribed resources, each followed by a task.
-    watched: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>>,
+    /// The resources followed across sessions, each read by one task.
+    watcher: Arc<subscriptions::Watcher>,
+    /// This session's scope in the watcher: its reads see its own client
+    /// roots, when the policy follows them.
+    scope: u64,
+    /// How many resources this session follows, its subscriptions and its
+    /// `subscriptions/listen` streams together.
+    follows: Arc<AtomicUsize>,
+    /// This session's subscribed resources (`resources/subscribe`).
+    watched: Arc<Mutex<HashMap<String, subscriptions::Subscribed>>>,
 }
 
 impl Server {
@@ -127,6 +135,8 @@ impl Server {
         state_key: StateKey,
     ) -> Server {
         let slots = max_concurrent_calls.max(1);
+        let watcher = subscriptions::Watcher::new(policy.subscriptions);
+        let scope = watcher.scope();
         Server {
             served,
             calls: Arc::new(Semaphore::new(slots)),
@@ -137,6 +147,9 @@ impl Server {
             policy: Arc::new(policy),
             roots: Arc::new(watch::Sender::new(Roots::Known(None))),
             state_key: Arc::new(state_key),
+            watcher: Arc::new(watcher),
+            scope,
+            follows: Arc::default(),
             watched: Arc::default(),
         }
     }
@@ -147,6 +160,8 @@ impl Server {
         Server {
             log_level: Arc::new(AtomicU8::new(0)),
             roots: Arc::new(watch::Sender::new(Roots::Known(None))),
+            scope: self.watcher.scope(),
+            follows: Arc::default(),
             watched: Arc::default(),
             ..self.clone()
         }
@@ -403,12 +418,14 @@ impl ServerHandler for Server {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(subscriptions::accepted(requested))
+        Some(subscriptions::accepted(
+            requested,
+            self.policy.subscriptions.per_connection,
+        ))
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        self.follow_stream(context).await;
-        Ok(())
+        self.follow_stream(context).await
     }
 
     async fn unsubscribe(

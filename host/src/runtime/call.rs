@@ -73,6 +73,16 @@ impl CallContext {
         self.cancel.iter().any(CancellationToken::is_cancelled)
     }
 
+    /// Whether the call has ended: cancelled, or past its deadline. Host
+    /// functions that loop (`stat-paths`, listings) check it between steps,
+    /// so that their work stops with the call, not after it.
+    pub fn is_over(&self) -> bool {
+        self.is_cancelled()
+            || self
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline)
+    }
+
     /// Resolves once any of the tokens is cancelled; never if there are none.
     pub async fn cancelled(&self) {
         if self.cancel.is_empty() {

@@ -156,6 +156,10 @@ impl LookupView for CallState {
     fn lookups(&mut self) -> &mut Lookups {
         &mut self.lookups
     }
+
+    fn call(&self) -> &CallContext {
+        &self.cx
+    }
 }
 
 impl WasiHttpView for CallState {

@@ -8,9 +8,9 @@
 //! (wasmtime-wasi denies sockets and name lookups by default, stdin is
 //! closed). Guest stdout and stderr go to [`LogStream`], which turns them into
 //! log lines and never touches the process's stdout, which belongs to MCP.
-//! [`refuse_special_files`] replaces WASI's `open-at` with one that will not
-//! open a FIFO, socket or device, where `open(2)` or a read could block
-//! forever.
+//! [`refuse_special_files`] replaces WASI's `open-at` with one that never
+//! blocks and hands out nothing but files and directories: a FIFO, socket or
+//! device, where `open(2)` or a read could block forever, is refused.
 
 use std::path::Path;
 use std::pin::Pin;
@@ -22,9 +22,9 @@ use bytes::Bytes;
 use wasmtime::StoreContextMut;
 use wasmtime::component::{Linker, Resource};
 use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
-use wasmtime_wasi::filesystem::{Descriptor, WasiFilesystemView};
+use wasmtime_wasi::filesystem::{Descriptor, Dir, File as WasiFile, OpenMode};
 use wasmtime_wasi::p2::bindings::filesystem::types::{
-    DescriptorFlags, DescriptorType, ErrorCode, HostDescriptor, OpenFlags, PathFlags,
+    DescriptorFlags, ErrorCode, OpenFlags, PathFlags,
 };
 use wasmtime_wasi::p2::{OutputStream, Pollable, StreamError};
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiView};
@@ -141,7 +141,8 @@ pub fn wasi_ctx(
     // a blocking-pool thread of the call's own (see `Server::call`), never a
     // runtime worker, so one that blocks in the kernel holds up no other
     // call. Done in place they cost a fraction of a trip to another thread
-    // and back for each one.
+    // and back for each one. (`refuse_special_files` makes the descriptors
+    // it opens the same way.)
     let mut builder = WasiCtxBuilder::new();
     builder.allow_blocking_current_thread(true);
     for mount in mounts {
@@ -196,13 +197,33 @@ fn windows_guest_path(host: &str) -> String {
 pub const FILESYSTEM_TYPES: &str = "wasi:filesystem/types@0.2.12";
 
 /// Replaces `descriptor.open-at` in `linker` (which already has WASI) with
-/// one that looks at what the path is first and refuses a FIFO, a socket or a
-/// device with `unsupported`: opening a FIFO blocks until a writer comes, and
-/// reading one, a socket or a terminal may never end. The call would still
-/// end by its deadline, but a blocking-pool thread would stay stuck in the
-/// kernel; a hostile plugin could pile them up call after call. (A path
-/// swapped for a FIFO between the look and the open still blocks; WASI has no
-/// non-blocking open. No guest can make a FIFO.)
+/// one that opens by descriptor and never blocks: the path is opened as
+/// wasmtime-wasi opens it (cap-primitives' resolution beneath the
+/// directory: `openat2` with `RESOLVE_BENEATH` on Linux, a component at a
+/// time elsewhere; a final symlink followed only if asked), but with
+/// `O_NONBLOCK`, and what was opened is then looked at through its own
+/// descriptor: a directory or a regular file is handed to the guest (a
+/// file with `O_NONBLOCK` cleared again), anything else (a FIFO, a socket,
+/// a device) is closed unread and refused with `unsupported`.
+///
+/// Without it, opening a FIFO blocks in the kernel until a writer comes,
+/// and reading one, a socket or a terminal may never end: the call would
+/// still be answered by its deadline, but its thread would stay stuck, and
+/// a hostile plugin (or a file swapped for a FIFO by someone else) could
+/// pile them up. Since the type is checked on the descriptor that was
+/// opened, there is no window between a look and the open for a swap to
+/// slip through. A socket cannot be opened at all (`ENXIO`), nor a FIFO for
+/// writing with no reader; both are refused with `unsupported` too.
+///
+/// On Windows there is nothing to block on: named pipes live in their own
+/// namespace (`\\.\pipe\`), which no path beneath a mount reaches (reparse
+/// points are not followed out of it, device names are refused), so the
+/// open is the same without the flag, and the type check on the handle
+/// still refuses anything that is neither a file nor a directory.
+///
+/// The answers are otherwise wasmtime-wasi's 48 `open-at`'s, checks and
+/// error codes in the same order. Descriptors are made to do their file
+/// operations in place, as [`wasi_ctx`] makes every call's.
 pub fn refuse_special_files<T: WasiView + 'static>(linker: &mut Linker<T>) -> Result<()> {
     type Args = (
         Resource<Descriptor>,
@@ -212,43 +233,140 @@ pub fn refuse_special_files<T: WasiView + 'static>(linker: &mut Linker<T>) -> Re
         DescriptorFlags,
     );
     linker.allow_shadowing(true);
-    linker.instance(FILESYSTEM_TYPES)?.func_wrap_async(
+    linker.instance(FILESYSTEM_TYPES)?.func_wrap(
         "[method]descriptor.open-at",
         |mut store: StoreContextMut<'_, T>, (dir, path_flags, path, open_flags, flags): Args| {
-            Box::new(async move {
-                let mut view = store.data_mut().filesystem();
-                let looked = HostDescriptor::stat_at(
-                    &mut view,
-                    Resource::new_borrow(dir.rep()),
-                    path_flags,
-                    path.clone(),
-                )
-                .await;
-                // A path that does not exist yet (to be created), or that
-                // cannot be looked at, is for the real open to judge.
-                if let Ok(stat) = looked
-                    && !matches!(
-                        stat.type_,
-                        DescriptorType::RegularFile
-                            | DescriptorType::Directory
-                            | DescriptorType::SymbolicLink
-                    )
-                {
-                    tracing::debug!(path, "refused to open a special file");
-                    return Ok((Err(ErrorCode::Unsupported),));
+            let table = store.data_mut().ctx().table;
+            let dir = match table.get(&dir)? {
+                Descriptor::Dir(dir) => dir.clone(),
+                Descriptor::File(_) => return Ok((Err(ErrorCode::NotDirectory),)),
+            };
+            match open_at(&dir, path_flags, &path, open_flags, flags) {
+                Ok(descriptor) => Ok((Ok(table.push(descriptor)?),)),
+                Err(code) => {
+                    if code == ErrorCode::Unsupported {
+                        tracing::debug!(path, "refused to open a special file");
+                    }
+                    Ok((Err(code),))
                 }
-                let opened =
-                    HostDescriptor::open_at(&mut view, dir, path_flags, path, open_flags, flags)
-                        .await;
-                match opened {
-                    Ok(descriptor) => Ok((Ok(descriptor),)),
-                    Err(error) => Ok((Err(error.downcast()?),)),
-                }
-            })
+            }
         },
     )?;
     linker.allow_shadowing(false);
     Ok(())
+}
+
+/// `open-at` of `path` beneath `dir`, as wasmtime-wasi opens it, except
+/// that it does not block and opens nothing but files and directories.
+fn open_at(
+    dir: &Dir,
+    path_flags: PathFlags,
+    path: &str,
+    open_flags: OpenFlags,
+    flags: DescriptorFlags,
+) -> Result<Descriptor, ErrorCode> {
+    use cap_primitives::fs::{FollowSymlinks, OpenOptions};
+
+    let mut create = false;
+    let mut mode = OpenMode::empty();
+    let mut options = OpenOptions::new();
+    options._cap_fs_ext_maybe_dir(true);
+    if open_flags.contains(OpenFlags::CREATE) {
+        if open_flags.contains(OpenFlags::EXCLUSIVE) {
+            options.create_new(true);
+        } else {
+            options.create(true);
+        }
+        create = true;
+        options.write(true);
+        mode |= OpenMode::WRITE;
+    }
+    if open_flags.contains(OpenFlags::TRUNCATE) {
+        options.truncate(true).write(true);
+        mode |= OpenMode::WRITE;
+    }
+    if flags.contains(DescriptorFlags::READ) {
+        options.read(true);
+        mode |= OpenMode::READ;
+    }
+    if flags.contains(DescriptorFlags::WRITE) {
+        options.write(true);
+        mode |= OpenMode::WRITE;
+    } else {
+        // Opened for reading, so the OS lets it open; the permissions
+        // refuse writes later.
+        options.read(true);
+        mode |= OpenMode::READ;
+    }
+    let follow = FollowSymlinks::follow(path_flags.contains(PathFlags::SYMLINK_FOLLOW));
+    options._cap_fs_ext_follow(follow);
+    if flags.intersects(
+        DescriptorFlags::FILE_INTEGRITY_SYNC
+            | DescriptorFlags::DATA_INTEGRITY_SYNC
+            | DescriptorFlags::REQUESTED_WRITE_SYNC,
+    ) {
+        return Err(ErrorCode::Unsupported);
+    }
+    if open_flags.contains(OpenFlags::DIRECTORY)
+        && open_flags.intersects(OpenFlags::CREATE | OpenFlags::EXCLUSIVE | OpenFlags::TRUNCATE)
+    {
+        return Err(ErrorCode::Invalid);
+    }
+    if dir.perms.write_not_permitted() && (create || mode.contains(OpenMode::WRITE)) {
+        return Err(ErrorCode::NotPermitted);
+    }
+    #[cfg(unix)]
+    {
+        use cap_primitives::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let file = cap_primitives::fs::open(&dir.dir, Path::new(path), &options)
+        .map_err(|error| open_error(&dir.dir, path, follow, error))?;
+    let kind = file.metadata().map_err(ErrorCode::from)?.file_type();
+    if kind.is_dir() {
+        // As wasmtime-wasi, where Windows would open a directory for
+        // writing and POSIX says `EISDIR`.
+        if cfg!(windows) && flags.contains(DescriptorFlags::WRITE) {
+            return Err(ErrorCode::IsDirectory);
+        }
+        return Ok(Descriptor::Dir(Dir::new(file, dir.perms, mode, true)));
+    }
+    if open_flags.contains(OpenFlags::DIRECTORY) {
+        return Err(ErrorCode::NotDirectory);
+    }
+    if !kind.is_file() {
+        return Err(ErrorCode::Unsupported);
+    }
+    #[cfg(unix)]
+    {
+        // Regular files ignore `O_NONBLOCK`, but some file systems (FUSE)
+        // pass it on: reads are made blocking again, as the guest expects.
+        use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
+        let flags = fcntl_getfl(&file).map_err(std::io::Error::from)?;
+        fcntl_setfl(&file, flags - OFlags::NONBLOCK).map_err(std::io::Error::from)?;
+    }
+    Ok(Descriptor::File(WasiFile::new(file, dir.perms, mode, true)))
+}
+
+/// The error code for an open that failed. A socket cannot be opened, nor a
+/// FIFO for writing while nothing reads it (`ENXIO`): if that is why, the
+/// path is a special file, refused like the others.
+fn open_error(
+    dir: &std::fs::File,
+    path: &str,
+    follow: cap_primitives::fs::FollowSymlinks,
+    error: std::io::Error,
+) -> ErrorCode {
+    #[cfg(unix)]
+    if error.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error())
+        && let Ok(meta) = cap_primitives::fs::stat(dir, Path::new(path), follow)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        return ErrorCode::Unsupported;
+    }
+    let _ = (dir, path, follow);
+    ErrorCode::from(error)
 }
 
 /// How many bytes of stdout and stderr together one call may still log.
@@ -413,6 +531,72 @@ impl tokio::io::AsyncWrite for LogStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Our `open-at` answers as wasmtime-wasi's for every kind of path,
+    /// except that a FIFO is refused instead of blocking.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn opens_answer_as_wasmtimes_and_refuse_a_fifo() {
+        use wasmtime_wasi::filesystem::WasiFilesystemView;
+        use wasmtime_wasi::p2::bindings::filesystem::types::HostDescriptor;
+
+        use crate::runtime::host::fs_lookups::fixture::{PATHS, borrow, mount};
+
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let (mut state, rep) = mount(dir.path());
+        let root = match state.ctx().table.get(&borrow(rep)).expect("the preopen") {
+            Descriptor::Dir(root) => root.clone(),
+            Descriptor::File(_) => panic!("the preopen is a directory"),
+        };
+        let kind = |descriptor: &Descriptor| match descriptor {
+            Descriptor::Dir(_) => "dir",
+            Descriptor::File(_) => "file",
+        };
+        for path in PATHS {
+            for follow in [PathFlags::empty(), PathFlags::SYMLINK_FOLLOW] {
+                for open_flags in [OpenFlags::empty(), OpenFlags::DIRECTORY, OpenFlags::CREATE] {
+                    for flags in [DescriptorFlags::READ, DescriptorFlags::WRITE] {
+                        let ours = open_at(&root, follow, path, open_flags, flags)
+                            .map(|descriptor| kind(&descriptor));
+                        let fifo = *path == "fifo" && !open_flags.contains(OpenFlags::CREATE);
+                        if fifo && flags == DescriptorFlags::READ {
+                            let expected = if open_flags.contains(OpenFlags::DIRECTORY) {
+                                ErrorCode::NotDirectory
+                            } else {
+                                ErrorCode::Unsupported
+                            };
+                            assert_eq!(ours, Err(expected), "{path} {open_flags:?}");
+                            continue;
+                        }
+                        let theirs = HostDescriptor::open_at(
+                            &mut state.filesystem(),
+                            borrow(rep),
+                            follow,
+                            path.to_string(),
+                            open_flags,
+                            flags,
+                        )
+                        .await
+                        .map_err(|error| error.downcast().expect("an error code"));
+                        let theirs = match theirs {
+                            Ok(opened) => {
+                                let table = state.ctx().table;
+                                let answer = kind(table.get(&opened).expect("opened"));
+                                table.delete(opened).expect("closed");
+                                Ok(answer)
+                            }
+                            Err(code) => Err(code),
+                        };
+                        assert_eq!(
+                            format!("{ours:?}"),
+                            format!("{theirs:?}"),
+                            "{path} {follow:?} {open_flags:?} {flags:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn windows_mounts_get_posix_names() {

@@ -6,10 +6,13 @@
 //! absolute or relative to the first mount; the sandbox, not this code, keeps
 //! them inside the mounts.
 //!
-//! Every tool that opens a file looks at the path first and refuses anything
-//! but a regular file (`not_regular`): `open(2)` of a named pipe blocks
-//! until a writer comes, inside the host, where the call's time limit cannot
-//! interrupt it; a socket or a device is no file to read or replace either.
+//! Every tool that reads a file refuses anything but a regular file
+//! (`not_regular`): a named pipe, a socket or a device is no file to read or
+//! replace. The host's `open-at` never blocks and refuses to open them at
+//! all (`unsupported`: `open(2)` of a named pipe would block until a writer
+//! comes), so readers open first and then look at what they opened, through
+//! its descriptor: a path swapped for a named pipe between a look and an
+//! open cannot hang a call.
 //!
 //! It also offers every file under its mounts as a resource (see
 //! [`resources`]).
@@ -391,13 +394,28 @@ fn line_count(bytes: &[u8]) -> usize {
 
 /// Opens a regular file for `tool` to read and returns it with its size.
 ///
-/// The path is looked at before it is opened, and anything else refused (see
-/// the module documentation). That stat replaces the one of the open file
-/// that would otherwise give the size, so it costs no extra WASI call; the
-/// size is the file's as it was looked at, and readers bound what they read
-/// by their limit, not by it.
+/// The file is opened first and then looked at through its descriptor, and
+/// anything but a regular file refused (see the module documentation): what
+/// is looked at is what was opened. The host refuses to open a special file
+/// (`unsupported`), which gets the same message. The size is the file's
+/// when it was opened; readers bound what they read by their limit, not by
+/// it.
 fn open_regular_file(path: &Path, tool: &str) -> Result<(File, u64), Error> {
-    let meta = fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    let rule = || format!("{tool} reads regular files only");
+    // Native builds (the unit tests) have no host to refuse a named pipe
+    // without blocking: there the path is looked at first.
+    #[cfg(not(all(target_os = "wasi", target_env = "p2")))]
+    if fs::metadata(path).is_ok_and(|meta| !meta.is_file() && !meta.is_dir()) {
+        return Err(not_regular(path, &rule()));
+    }
+    let file = File::open(path).map_err(|e| {
+        if refused_as_special(&e) {
+            not_regular(path, &rule())
+        } else {
+            Error::io(path, e)
+        }
+    })?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
     if meta.is_dir() {
         return Err(Error::new(format!(
             "`{}` is a directory; use `list_directory`",
@@ -405,13 +423,18 @@ fn open_regular_file(path: &Path, tool: &str) -> Result<(File, u64), Error> {
         )));
     }
     if !meta.is_file() {
-        return Err(not_regular(
-            path,
-            &format!("{tool} reads regular files only"),
-        ));
+        return Err(not_regular(path, &rule()));
     }
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
     Ok((file, meta.len()))
+}
+
+/// Whether an open failed because the host refuses to open a special file
+/// (`unsupported`, `ENOTSUP` in wasi-libc, whose number is 58).
+fn refused_as_special(error: &std::io::Error) -> bool {
+    const WASI_ENOTSUP: i32 = 58;
+    error.kind() == std::io::ErrorKind::Unsupported
+        || (cfg!(all(target_os = "wasi", target_env = "p2"))
+            && error.raw_os_error() == Some(WASI_ENOTSUP))
 }
 
 /// The error for `path`, which is neither a regular file nor a directory, and

@@ -93,7 +93,7 @@ fn read_file(path: &Path) -> Result<Contents, Error> {
     let max_bytes = host::config("max_file_bytes")
         .and_then(|v| v.parse::<u64>().ok())
         .unwrap_or(DEFAULT_MAX_FILE_BYTES);
-    // Refuses directories and special files before opening anything.
+    // Refuses directories and special files, by what was opened.
     let (file, size) = open_regular_file(path, "resources/read")?;
     if size > max_bytes {
         return Err(too_big(path, size, max_bytes));

@@ -24,10 +24,20 @@
 //! stream (when more pile up, the oldest notifications go; a response is the
 //! last event, so it stays), a log whose stream has ended is kept for
 //! [`KEEP_ENDED`] and at most [`MAX_ENDED`] of them per session, and a
-//! session's logs go when the session ends.
+//! session's logs go when the session ends. Every log's events count against
+//! one [`Budget`] of bytes for the whole server: past it, the logs of ended
+//! streams go, oldest first whatever their session, then the stream that is
+//! growing drops its oldest events.
+//!
+//! Sessions are bounded too ([`SessionLimits`]): at most `max_sessions` live
+//! at once (`create_session` refuses more), and a session ends once it has
+//! been idle for `idle`: no request from its client and no connection
+//! reading one of its streams. The server's own messages do not count, so a
+//! session that is sent notifications but never read ends all the same.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
@@ -43,7 +53,10 @@ use tokio::time::Instant;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
 
-use crate::limits::{KEEP_ENDED, MAX_ENDED, MAX_EVENTS};
+use crate::limits::{
+    DEFAULT_MAX_SESSIONS, DEFAULT_REPLAY_BUDGET_MB, DEFAULT_SESSION_IDLE_SECS, KEEP_ENDED,
+    MAX_ENDED, MAX_EVENTS,
+};
 
 /// How long a client waits before reconnecting a dropped stream (the SSE
 /// `retry` field).
@@ -52,21 +65,164 @@ pub const RETRY: Duration = Duration::from_secs(3);
 /// Events queued for one connection; the rest wait in the log.
 const READER_BUFFER: usize = 16;
 
-/// rmcp's `LocalSessionManager`, with SSE streams that can be resumed.
+/// What sessions may cost.
+#[derive(Clone, Copy, Debug)]
+pub struct SessionLimits {
+    /// Live sessions at once. Default: [`DEFAULT_MAX_SESSIONS`].
+    pub max_sessions: usize,
+    /// How long a session lives with no request from its client and no
+    /// stream of it connected. Default: [`DEFAULT_SESSION_IDLE_SECS`].
+    pub idle: Duration,
+    /// What every log's events may add up to, in bytes of JSON. Default:
+    /// [`DEFAULT_REPLAY_BUDGET_MB`] MiB.
+    pub replay_budget: usize,
+}
+
+impl Default for SessionLimits {
+    fn default() -> SessionLimits {
+        SessionLimits {
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            idle: Duration::from_secs(DEFAULT_SESSION_IDLE_SECS),
+            replay_budget: mib(DEFAULT_REPLAY_BUDGET_MB),
+        }
+    }
+}
+
+/// `n` MiB in bytes, saturating.
+pub fn mib(n: u64) -> usize {
+    usize::try_from(n.saturating_mul(1024 * 1024)).unwrap_or(usize::MAX)
+}
+
+/// rmcp's `LocalSessionManager`, with SSE streams that can be resumed, a
+/// cap on live sessions and idle expiry.
 pub struct Sessions {
     local: LocalSessionManager,
     registry: Arc<Registry>,
+    limits: SessionLimits,
+    /// Sessions being created: counted against the cap before they are in
+    /// the registry.
+    pending: AtomicUsize,
 }
 
-impl Default for Sessions {
-    fn default() -> Sessions {
+impl Sessions {
+    /// Sessions within `limits`, with a task that ends idle ones (it stops
+    /// once the `Sessions` are dropped).
+    pub fn new(limits: SessionLimits) -> Arc<Sessions> {
         let mut local = LocalSessionManager::default();
         // Readers send their own priming events, with ids this module knows.
         local.session_config.sse_retry = None;
-        Sessions {
+        // Idle sessions are ended by `expire`, which counts only the client's
+        // activity: rmcp's keep-alive counts the server's messages too, so a
+        // session the server keeps notifying would never end.
+        local.session_config.keep_alive = None;
+        let sessions = Arc::new(Sessions {
             local,
-            registry: Arc::default(),
+            registry: Arc::new(Registry::new(limits.replay_budget)),
+            limits,
+            pending: AtomicUsize::new(0),
+        });
+        tokio::spawn(expire(Arc::downgrade(&sessions)));
+        sessions
+    }
+
+    /// Whether an `initialize` now would be refused: `max_sessions` are live.
+    pub fn is_full(&self) -> bool {
+        let live = lock(&self.registry.sessions).len();
+        live + self.pending.load(Ordering::Acquire) >= self.limits.max_sessions
+    }
+
+    /// Notes a request of session `id`'s client.
+    fn touch(&self, id: &SessionId) {
+        if let Some(session) = lock(&self.registry.sessions).get(id) {
+            session.activity.touch();
         }
+    }
+
+    /// The activity of session `id`, for a reader to hold.
+    fn connected(&self, id: &SessionId) -> Option<Connected> {
+        lock(&self.registry.sessions)
+            .get(id)
+            .map(|session| Connected::new(session.activity.clone()))
+    }
+}
+
+/// Ends the sessions of `sessions` that have been idle for their limit,
+/// checking a few times per limit, until the `Sessions` are dropped.
+async fn expire(sessions: Weak<Sessions>) {
+    loop {
+        let Some(idle) = sessions.upgrade().map(|sessions| sessions.limits.idle) else {
+            return;
+        };
+        let tick = (idle / 4).clamp(Duration::from_millis(250), Duration::from_secs(30));
+        tokio::time::sleep(tick).await;
+        let Some(sessions) = sessions.upgrade() else {
+            return;
+        };
+        let now = Instant::now();
+        let expired: Vec<SessionId> = lock(&sessions.registry.sessions)
+            .iter()
+            .filter(|(_, session)| session.activity.idle_at(now) >= Some(idle))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in expired {
+            tracing::info!(
+                session = %id,
+                "ending an HTTP session idle for {}s (no request and no stream connected)",
+                idle.as_secs_f64()
+            );
+            if let Err(error) = sessions.close_session(&id).await {
+                tracing::debug!(session = %id, "ending an idle session: {error}");
+            }
+        }
+    }
+}
+
+/// When a session's client was last active, and how many connections are
+/// reading its streams now.
+struct Activity {
+    last: Mutex<Instant>,
+    connected: AtomicUsize,
+}
+
+impl Default for Activity {
+    fn default() -> Activity {
+        Activity {
+            last: Mutex::new(Instant::now()),
+            connected: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl Activity {
+    fn touch(&self) {
+        *lock(&self.last) = Instant::now();
+    }
+
+    /// How long the session has been idle at `now`; `None` while a
+    /// connection reads one of its streams.
+    fn idle_at(&self, now: Instant) -> Option<Duration> {
+        if self.connected.load(Ordering::Acquire) > 0 {
+            return None;
+        }
+        Some(now.saturating_duration_since(*lock(&self.last)))
+    }
+}
+
+/// A connection reading one of a session's streams: the session is not idle
+/// while one exists, and its idle time starts again when the last goes.
+struct Connected(Arc<Activity>);
+
+impl Connected {
+    fn new(activity: Arc<Activity>) -> Connected {
+        activity.connected.fetch_add(1, Ordering::AcqRel);
+        Connected(activity)
+    }
+}
+
+impl Drop for Connected {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.connected.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -80,11 +236,18 @@ pub enum SessionsError {
     /// The session has ended, or never existed.
     #[error("session `{0}` not found")]
     UnknownSession(SessionId),
+    /// `max_sessions` sessions are live.
+    #[error(
+        "{0} HTTP sessions are live, the most this server keeps (--max-sessions): end one with \
+         DELETE, or wait for an idle one to expire"
+    )]
+    Full(usize),
     /// `Last-Event-ID` names no stream this session still keeps.
     #[error(
         "no stream of this session to resume from that event id: the stream ended more than \
-         {}s ago or before {} others that have ended since, or the id is not one this server \
-         sent to this session",
+         {}s ago or before {} others that have ended since, the server's replay budget \
+         (--replay-budget-mb) needed its room, or the id is not one this server sent to this \
+         session",
         KEEP_ENDED.as_secs(),
         MAX_ENDED
     )]
@@ -96,8 +259,21 @@ impl SessionManager for Sessions {
     type Transport = SessionTransport;
 
     async fn create_session(&self) -> Result<(SessionId, SessionTransport), SessionsError> {
-        let (id, transport) = self.local.create_session().await?;
-        lock(&self.registry.sessions).insert(id.clone(), SessionLogs::default());
+        {
+            // Checked and reserved under the registry's lock, so concurrent
+            // `initialize`s cannot overshoot the cap.
+            let sessions = lock(&self.registry.sessions);
+            let pending = self.pending.load(Ordering::Acquire);
+            if sessions.len() + pending >= self.limits.max_sessions {
+                return Err(SessionsError::Full(sessions.len()));
+            }
+            self.pending.fetch_add(1, Ordering::AcqRel);
+        }
+        let created = self.local.create_session().await;
+        let mut sessions = lock(&self.registry.sessions);
+        self.pending.fetch_sub(1, Ordering::AcqRel);
+        let (id, transport) = created?;
+        sessions.insert(id.clone(), SessionLogs::default());
         Ok((id, transport))
     }
 
@@ -110,6 +286,8 @@ impl SessionManager for Sessions {
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, SessionsError> {
+        // Asked for every request that names a session.
+        self.touch(id);
         Ok(self.local.has_session(id).await?)
     }
 
@@ -124,9 +302,10 @@ impl SessionManager for Sessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, SessionsError> {
+        self.touch(id);
         let source = self.local.create_stream(id, message).await?;
         let log = self.registry.open(id, source);
-        Ok(read(log, None))
+        Ok(read(log, None, self.connected(id)))
     }
 
     async fn accept_message(
@@ -134,6 +313,7 @@ impl SessionManager for Sessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<(), SessionsError> {
+        self.touch(id);
         Ok(self.local.accept_message(id, message).await?)
     }
 
@@ -157,7 +337,7 @@ impl SessionManager for Sessions {
                 log
             }
         };
-        Ok(read(log, None))
+        Ok(read(log, None, self.connected(id)))
     }
 
     async fn resume(
@@ -173,13 +353,15 @@ impl SessionManager for Sessions {
             .get(id)
             .and_then(|session| session.logs.get(key).cloned())
             .ok_or(SessionsError::UnknownStream)?;
-        Ok(read(log, Some(seen)))
+        Ok(read(log, Some(seen), self.connected(id)))
     }
 }
 
 /// The logs of every session.
 struct Registry {
     sessions: Mutex<HashMap<SessionId, SessionLogs>>,
+    /// What every log's events may add up to.
+    budget: Arc<Budget>,
     /// [`KEEP_ENDED`], but for tests.
     keep_ended: Duration,
     /// [`MAX_ENDED`], but for tests.
@@ -188,16 +370,33 @@ struct Registry {
 
 impl Default for Registry {
     fn default() -> Registry {
-        Registry {
-            sessions: Mutex::default(),
-            keep_ended: KEEP_ENDED,
-            max_ended: MAX_ENDED,
-        }
+        Registry::new(mib(DEFAULT_REPLAY_BUDGET_MB))
+    }
+}
+
+/// The bytes of JSON the logs hold, server-wide, and how many they may.
+struct Budget {
+    limit: usize,
+    used: AtomicUsize,
+}
+
+impl Budget {
+    fn new(limit: usize) -> Arc<Budget> {
+        Arc::new(Budget {
+            limit,
+            used: AtomicUsize::new(0),
+        })
+    }
+
+    fn over(&self) -> bool {
+        self.used.load(Ordering::Acquire) > self.limit
     }
 }
 
 #[derive(Default)]
 struct SessionLogs {
+    /// When the client was last active; whether a stream is connected.
+    activity: Arc<Activity>,
     logs: HashMap<Arc<str>, Arc<Log>>,
     /// Logs whose stream has ended, oldest first: when each is to go, and
     /// its key.
@@ -210,6 +409,48 @@ struct SessionLogs {
 }
 
 impl Registry {
+    fn new(replay_budget: usize) -> Registry {
+        Registry {
+            sessions: Mutex::default(),
+            budget: Budget::new(replay_budget),
+            keep_ended: KEEP_ENDED,
+            max_ended: MAX_ENDED,
+        }
+    }
+
+    /// Brings the logs back within the budget after `growing` took more:
+    /// the logs of ended streams go first, the oldest whatever their
+    /// session; then `growing` drops its oldest events, down to its last.
+    fn keep_to_budget(&self, growing: &Log) {
+        while self.budget.over() {
+            if !self.drop_oldest_ended() && !growing.drop_oldest() {
+                return;
+            }
+        }
+    }
+
+    /// Drops the log of the stream that ended first, of any session;
+    /// `false` if no ended stream is kept.
+    fn drop_oldest_ended(&self) -> bool {
+        let dropped = {
+            let mut sessions = lock(&self.sessions);
+            let oldest = sessions
+                .iter()
+                .filter_map(|(id, session)| session.ended.front().map(|(due, _)| (*due, id)))
+                .min_by_key(|(due, _)| *due)
+                .map(|(_, id)| id.clone());
+            let Some(session) = oldest.and_then(|id| sessions.get_mut(&id)) else {
+                return false;
+            };
+            let key = session.ended.pop_front().map(|(_, key)| key);
+            key.and_then(|key| session.logs.remove(&key))
+        };
+        if let Some(log) = dropped {
+            tracing::debug!(stream = %log.key, "the replay budget is spent: an ended stream's log goes");
+        }
+        true
+    }
+
     /// A log for `source`, one of session `id`'s streams, filled by a task
     /// of its own.
     fn open(
@@ -217,7 +458,7 @@ impl Registry {
         id: &SessionId,
         source: impl Stream<Item = ServerSseMessage> + Send + 'static,
     ) -> Arc<Log> {
-        let log = Log::new(MAX_EVENTS);
+        let log = Log::new(MAX_EVENTS, self.budget.clone());
         // A session that has just ended gets no entry back: its stream still
         // works, but cannot be resumed.
         if let Some(session) = lock(&self.sessions).get_mut(id) {
@@ -291,6 +532,7 @@ async fn pump(
         // An event without a message is a priming event; readers send their own.
         if event.message.is_some() {
             log.push(event);
+            registry.keep_to_budget(&log);
         }
     }
     log.end();
@@ -303,10 +545,18 @@ async fn pump(
 /// until the stream ends. A later reader of the same log replaces this one,
 /// which then gets nothing more (MCP sends each message on one stream only)
 /// but stays open until the stream ends.
-fn read(log: Arc<Log>, from: Option<u64>) -> ReceiverStream<ServerSseMessage> {
+///
+/// `connected`, held until the connection goes, keeps the session from
+/// expiring meanwhile.
+fn read(
+    log: Arc<Log>,
+    from: Option<u64>,
+    connected: Option<Connected>,
+) -> ReceiverStream<ServerSseMessage> {
     let (reader, mut next) = log.attach(from);
     let (tx, rx) = mpsc::channel(READER_BUFFER);
     tokio::spawn(async move {
+        let _connected = connected;
         let mut changed = log.changed.subscribe();
         if tx
             .send(ServerSseMessage::priming(log.id(next), RETRY))
@@ -339,6 +589,8 @@ fn read(log: Arc<Log>, from: Option<u64>) -> ReceiverStream<ServerSseMessage> {
 struct Log {
     key: Arc<str>,
     max_events: usize,
+    /// Charged for every event kept, refunded as each goes.
+    budget: Arc<Budget>,
     state: Mutex<LogState>,
     /// Touched on every change, to wake readers.
     changed: watch::Sender<()>,
@@ -346,8 +598,10 @@ struct Log {
 
 #[derive(Default)]
 struct LogState {
-    /// The events kept, each with its id.
-    events: VecDeque<ServerSseMessage>,
+    /// The events kept, each with its id and its size in bytes.
+    events: VecDeque<(ServerSseMessage, usize)>,
+    /// The sizes of `events`, added up.
+    bytes: usize,
     /// The number of `events[0]`.
     first: u64,
     /// No more events will come.
@@ -366,11 +620,12 @@ enum Next {
 }
 
 impl Log {
-    fn new(max_events: usize) -> Arc<Log> {
+    fn new(max_events: usize, budget: Arc<Budget>) -> Arc<Log> {
         Arc::new(Log {
             // A UUID v4: 122 random bits.
             key: random_id(),
             max_events: max_events.max(1),
+            budget,
             state: Mutex::default(),
             changed: watch::Sender::new(()),
         })
@@ -382,17 +637,37 @@ impl Log {
     }
 
     fn push(&self, mut event: ServerSseMessage) {
+        let size = size_of(&event);
         {
             let mut state = lock(&self.state);
             let number = state.first + state.events.len() as u64;
             event.event_id = Some(self.id(number + 1));
-            state.events.push_back(event);
+            state.events.push_back((event, size));
+            state.bytes += size;
+            self.budget.used.fetch_add(size, Ordering::AcqRel);
             if state.events.len() > self.max_events {
-                state.events.pop_front();
-                state.first += 1;
+                self.pop_front(&mut state);
             }
         }
         self.changed.send_replace(());
+    }
+
+    /// Drops the oldest event if another is kept after it.
+    fn drop_oldest(&self) -> bool {
+        let mut state = lock(&self.state);
+        if state.events.len() < 2 {
+            return false;
+        }
+        self.pop_front(&mut state);
+        true
+    }
+
+    fn pop_front(&self, state: &mut LogState) {
+        if let Some((_, size)) = state.events.pop_front() {
+            state.first += 1;
+            state.bytes -= size;
+            self.budget.used.fetch_sub(size, Ordering::AcqRel);
+        }
     }
 
     fn end(&self) {
@@ -427,7 +702,7 @@ impl Log {
                 *next = state.first;
             }
             let index = usize::try_from(*next - state.first).unwrap_or(usize::MAX);
-            if let Some(event) = state.events.get(index).cloned() {
+            if let Some((event, _)) = state.events.get(index).cloned() {
                 *next += 1;
                 state.taken = state.taken.max(*next);
                 return Next::Event(event);
@@ -435,6 +710,36 @@ impl Log {
         }
         if state.ended { Next::End } else { Next::Wait }
     }
+}
+
+impl Drop for Log {
+    fn drop(&mut self) {
+        let bytes = lock(&self.state).bytes;
+        self.budget.used.fetch_sub(bytes, Ordering::AcqRel);
+    }
+}
+
+/// What `event` costs the budget: its message as JSON, plus a little for its
+/// id and framing.
+fn size_of(event: &ServerSseMessage) -> usize {
+    /// Counts what is written, keeping none of it.
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(64);
+    if let Some(message) = &event.message {
+        // Writing to a counter fails only if the message cannot be
+        // serialised, and then rmcp cannot send it either.
+        let _ = serde_json::to_writer(&mut count, &**message);
+    }
+    count.0
 }
 
 /// Locks `mutex`; a panic while it was held leaves consistent data here
@@ -474,12 +779,12 @@ mod tests {
 
     #[tokio::test]
     async fn a_reader_gets_a_priming_event_then_every_event_in_order() {
-        let log = Log::new(8);
+        let log = Log::new(8, Budget::new(usize::MAX));
         for n in 0..3 {
             log.push(progress(n));
         }
         log.end();
-        let events = collect(read(log.clone(), None)).await;
+        let events = collect(read(log.clone(), None, None)).await;
         assert_eq!(events.len(), 4);
         assert!(events[0].message.is_none());
         assert_eq!(events[0].retry, Some(RETRY));
@@ -492,11 +797,11 @@ mod tests {
 
     #[tokio::test]
     async fn resuming_replays_what_follows_the_last_event_id_then_goes_live() {
-        let log = Log::new(8);
+        let log = Log::new(8, Budget::new(usize::MAX));
         for n in 0..4 {
             log.push(progress(n));
         }
-        let resumed = read(log.clone(), Some(2));
+        let resumed = read(log.clone(), Some(2), None);
         log.push(progress(4));
         log.end();
         let events = collect(resumed).await;
@@ -511,24 +816,24 @@ mod tests {
 
     #[tokio::test]
     async fn a_full_log_drops_the_oldest_events_and_keeps_the_last() {
-        let log = Log::new(3);
+        let log = Log::new(3, Budget::new(usize::MAX));
         for n in 0..10 {
             log.push(progress(n));
         }
         log.end();
-        let events = collect(read(log, Some(1))).await;
+        let events = collect(read(log, Some(1), None)).await;
         let numbers: Vec<f64> = events[1..].iter().map(number).collect();
         assert_eq!(numbers, [7.0, 8.0, 9.0]);
     }
 
     #[tokio::test]
     async fn a_replaced_reader_gets_nothing_more_and_ends_with_the_stream() {
-        let log = Log::new(8);
+        let log = Log::new(8, Budget::new(usize::MAX));
         log.push(progress(0));
-        let mut first = read(log.clone(), None);
+        let mut first = read(log.clone(), None, None);
         assert!(first.next().await.unwrap().message.is_none());
         assert_eq!(number(&first.next().await.unwrap()), 0.0);
-        let second = read(log.clone(), Some(1));
+        let second = read(log.clone(), Some(1), None);
         log.push(progress(1));
         log.end();
         let rest = collect(second).await;
@@ -552,7 +857,7 @@ mod tests {
         lock(&registry.sessions).insert(id.clone(), SessionLogs::default());
         let mut keys = Vec::new();
         for _ in 0..streams {
-            let log = Log::new(8);
+            let log = Log::new(8, Budget::new(usize::MAX));
             lock(&registry.sessions)
                 .get_mut(&id)
                 .unwrap()
@@ -591,16 +896,63 @@ mod tests {
 
     #[tokio::test]
     async fn a_new_reader_starts_where_the_last_one_stopped() {
-        let log = Log::new(8);
+        let log = Log::new(8, Budget::new(usize::MAX));
         log.push(progress(0));
-        let mut first = read(log.clone(), None);
+        let mut first = read(log.clone(), None, None);
         first.next().await.unwrap();
         first.next().await.unwrap();
         drop(first);
         log.push(progress(1));
         log.end();
-        let events = collect(read(log, None)).await;
+        let events = collect(read(log, None, None)).await;
         let numbers: Vec<f64> = events[1..].iter().map(number).collect();
         assert_eq!(numbers, [1.0]);
+    }
+
+    #[tokio::test]
+    async fn over_the_budget_ended_logs_go_oldest_first_whatever_their_session() {
+        let size = size_of(&progress(0));
+        let registry = Arc::new(Registry::new(size * 5));
+        let mut keys = Vec::new();
+        for session in ["a", "b", "a"] {
+            let id: SessionId = session.into();
+            lock(&registry.sessions).entry(id.clone()).or_default();
+            let log = Log::new(8, registry.budget.clone());
+            log.push(progress(0));
+            log.push(progress(1));
+            lock(&registry.sessions)
+                .get_mut(&id)
+                .unwrap()
+                .logs
+                .insert(log.key.clone(), log.clone());
+            registry.ended(&id, log.key.clone());
+            keys.push((id, log.key.clone()));
+            drop(log);
+            registry.keep_to_budget(&Log::new(8, registry.budget.clone()));
+        }
+        let kept: Vec<bool> = keys
+            .iter()
+            .map(|(id, key)| lock(&registry.sessions)[id].logs.contains_key(key))
+            .collect();
+        assert_eq!(kept, [false, true, true], "6 events over a budget of 5");
+        assert_eq!(registry.budget.used.load(Ordering::Acquire), size * 4);
+    }
+
+    #[tokio::test]
+    async fn over_the_budget_a_growing_log_drops_its_oldest_events_but_its_last() {
+        let size = size_of(&progress(0));
+        let registry = Arc::new(Registry::new(size * 3));
+        let log = Log::new(1024, registry.budget.clone());
+        for n in 0..10 {
+            log.push(progress(n));
+            registry.keep_to_budget(&log);
+        }
+        log.end();
+        let events = collect(read(log.clone(), Some(0), None)).await;
+        let numbers: Vec<f64> = events[1..].iter().map(number).collect();
+        assert_eq!(numbers, [7.0, 8.0, 9.0]);
+        drop(events);
+        drop(log);
+        assert_eq!(registry.budget.used.load(Ordering::Acquire), 0, "refunded");
     }
 }

@@ -26,6 +26,10 @@
 //!   fill `d_ino`; asked right after the entry was read, the answer is made
 //!   from the listing's inode number and the directory's device, as `d_ino`
 //!   is on Linux itself (for a mount point, that is the inode under it).
+//!   The entries are read as the guest asks for them, a `getdents64` buffer
+//!   at a time, never the whole directory at once: wasmtime-wasi's own
+//!   `read-directory` (the portable backend's) reads a whole listing into
+//!   host memory, outside the plugin's `memory_mb`.
 //!
 //! Path resolution stays cap-primitives', the library wasmtime-wasi's own
 //! was taken from: a parent is opened beneath the descriptor (`openat2` with
@@ -43,6 +47,8 @@
 
 use wasmtime_wasi::WasiView;
 
+use crate::runtime::call::CallContext;
+
 #[cfg(target_os = "linux")]
 mod linux;
 #[cfg(target_os = "linux")]
@@ -57,6 +63,9 @@ pub use portable::{Lookups, add_to_linker};
 pub trait LookupView: WasiView {
     /// This call's lookups.
     fn lookups(&mut self) -> &mut Lookups;
+    /// The call the lookups work for: host functions that loop stop when it
+    /// is over ([`CallContext::is_over`]).
+    fn call(&self) -> &CallContext;
 }
 
 /// A mount with every kind of path the sandbox must get right, and
@@ -73,11 +82,13 @@ pub(crate) mod fixture {
     use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxView, WasiView};
 
     use super::{LookupView, Lookups};
+    use crate::runtime::call::CallContext;
 
     pub(crate) struct State {
         ctx: WasiCtx,
         table: ResourceTable,
         pub(crate) lookups: Lookups,
+        pub(crate) cx: CallContext,
     }
 
     impl WasiView for State {
@@ -92,6 +103,10 @@ pub(crate) mod fixture {
     impl LookupView for State {
         fn lookups(&mut self) -> &mut Lookups {
             &mut self.lookups
+        }
+
+        fn call(&self) -> &CallContext {
+            &self.cx
         }
     }
 
@@ -138,6 +153,7 @@ pub(crate) mod fixture {
             ctx: builder.build(),
             table: ResourceTable::new(),
             lookups: Lookups::default(),
+            cx: CallContext::default(),
         };
         let preopens = state.filesystem().get_directories().expect("the preopens");
         let rep = preopens[0].0.rep();

@@ -15,6 +15,13 @@
 //! answers are [`fs_lookups`](super::fs_lookups)' (wasmtime-wasi's) for the same
 //! path: the tests compare them. Only the directory `dir` names is reached,
 //! and a thread holds two descriptors of its own at most.
+//!
+//! The work stops with the call: every thread checks, before each path and
+//! each directory it opens on the way, whether the call is over (its
+//! deadline passed, or it was cancelled), and answers the paths it did not
+//! get to with `interrupted`. A call made to stat many deep paths (each
+//! directory opened a name at a time) therefore ends its threads at its
+//! deadline instead of burning CPU long after it was answered.
 
 use std::fs::File;
 use std::path::Path;
@@ -29,6 +36,7 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{DescriptorStat, ErrorCode};
 use super::fs_lookups::LookupView;
 use super::stat::{descriptor_stat, directory};
 use crate::limits::{STAT_PATHS_MAX, STAT_PATHS_MAX_PATH_BYTES, STAT_PATHS_THREADS};
+use crate::runtime::call::CallContext;
 
 /// The interface, as plugins import it.
 pub const METADATA: &str = "toolcell:files/metadata@0.1.0";
@@ -71,31 +79,33 @@ pub fn add_to_linker<T: LookupView + 'static>(linker: &mut Linker<T>) -> Result<
                 }
                 texts.push(text);
             }
-            Ok((stat_all(&root, &texts),))
+            let cx = store.data().call().clone();
+            Ok((stat_all(&root, &texts, &cx),))
         },
     )?;
     Ok(())
 }
 
 /// The answers for `paths` beneath `root`, in order, statted on as many
-/// threads as the machine and the list's length warrant.
-pub fn stat_all<P: AsRef<str> + Sync>(root: &File, paths: &[P]) -> Vec<Answer> {
+/// threads as the machine and the list's length warrant; once `cx` is over,
+/// the paths not yet statted are answered `interrupted`.
+pub fn stat_all<P: AsRef<str> + Sync>(root: &File, paths: &[P], cx: &CallContext) -> Vec<Answer> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let threads = cores
         .min(STAT_PATHS_THREADS)
         .min(paths.len() / PER_THREAD)
         .max(1);
     if threads == 1 {
-        return stat_run(root, paths);
+        return stat_run(root, paths, cx);
     }
     let share = paths.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let helpers: Vec<_> = paths
             .chunks(share)
             .skip(1)
-            .map(|part| scope.spawn(move || stat_run(root, part)))
+            .map(|part| scope.spawn(move || stat_run(root, part, cx)))
             .collect();
-        let mut answers = stat_run(root, &paths[..share]);
+        let mut answers = stat_run(root, &paths[..share], cx);
         for helper in helpers {
             match helper.join() {
                 Ok(part) => answers.extend(part),
@@ -108,11 +118,16 @@ pub fn stat_all<P: AsRef<str> + Sync>(root: &File, paths: &[P]) -> Vec<Answer> {
 
 /// The answers for `paths`, one after the other, keeping the last parent
 /// directory open for the paths after it (paths in sorted order share it).
-fn stat_run<P: AsRef<str>>(root: &File, paths: &[P]) -> Vec<Answer> {
+fn stat_run<P: AsRef<str>>(root: &File, paths: &[P], cx: &CallContext) -> Vec<Answer> {
     let mut parent: Option<(&str, Result<File, ErrorCode>)> = None;
+    let mut over = false;
     paths
         .iter()
         .map(|path| {
+            over = over || cx.is_over();
+            if over {
+                return Err(ErrorCode::Interrupted);
+            }
             let path = path.as_ref();
             if path.len() > STAT_PATHS_MAX_PATH_BYTES {
                 return Err(ErrorCode::NameTooLong);
@@ -122,7 +137,7 @@ fn stat_run<P: AsRef<str>>(root: &File, paths: &[P]) -> Vec<Answer> {
                 None => root,
                 Some(directory) => {
                     if parent.as_ref().is_none_or(|(open, _)| *open != directory) {
-                        parent = Some((directory, open_beneath(root, directory)));
+                        parent = Some((directory, open_beneath(root, directory, cx)));
                     }
                     match parent.as_ref().map(|(_, dir)| dir) {
                         Some(Ok(dir)) => dir,
@@ -139,12 +154,15 @@ fn stat_run<P: AsRef<str>>(root: &File, paths: &[P]) -> Vec<Answer> {
 }
 
 /// `directory` beneath `root`, opened a name at a time without following a
-/// symlink.
-fn open_beneath(root: &File, directory: &str) -> Result<File, ErrorCode> {
+/// symlink; `interrupted` if `cx` is over on the way.
+fn open_beneath(root: &File, directory: &str, cx: &CallContext) -> Result<File, ErrorCode> {
     let mut names = directory.split('/');
     let first = names.next().ok_or(ErrorCode::Invalid)?;
     let mut dir = open_child(root, first)?;
     for name in names {
+        if cx.is_over() {
+            return Err(ErrorCode::Interrupted);
+        }
         dir = open_child(&dir, name)?;
     }
     Ok(dir)
@@ -173,6 +191,7 @@ mod tests {
 
     use super::{PER_THREAD, stat_all};
     use crate::limits::STAT_PATHS_MAX_PATH_BYTES;
+    use crate::runtime::call::CallContext;
     use crate::runtime::host::fs_lookups::fixture::{PATHS, borrow, mount, wasmtime_stat};
     use crate::runtime::host::stat::directory;
 
@@ -210,7 +229,7 @@ mod tests {
         let root = directory(state.ctx().table, &borrow(rep))
             .expect("no trap")
             .expect("a directory");
-        let answers = stat_all(&root, PATHS);
+        let answers = stat_all(&root, PATHS, &CallContext::default());
         assert_eq!(answers.len(), PATHS.len());
         for (path, ours) in PATHS.iter().zip(answers) {
             if INVALID.contains(path) {
@@ -235,12 +254,58 @@ mod tests {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let root = std::fs::File::open(dir.path()).expect("the directory");
         let long = "a/".repeat(STAT_PATHS_MAX_PATH_BYTES / 2) + "b";
-        let answers = stat_all(&root, &[long.as_str(), "missing"]);
+        let answers = stat_all(&root, &[long.as_str(), "missing"], &CallContext::default());
         assert!(
             matches!(answers[0], Err(ErrorCode::NameTooLong)),
             "{answers:?}"
         );
         assert!(matches!(answers[1], Err(ErrorCode::NoEntry)), "{answers:?}");
+    }
+
+    /// See: issue "Bounded everywhere", item 5: stat-paths through a deep
+    /// directory chain burned CPU long after its call was answered.
+    #[test]
+    fn a_call_that_is_over_stats_nothing_more() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let mut chain = dir.path().to_path_buf();
+        let mut paths = Vec::new();
+        let mut relative = String::new();
+        for _ in 0..64 {
+            chain.push("d");
+            relative.push_str("d/");
+            std::fs::create_dir(&chain).expect("a directory");
+            std::fs::write(chain.join("f"), "x").expect("a file");
+            paths.push(format!("{relative}f"));
+        }
+        while paths.len() < 4 * PER_THREAD {
+            paths.extend_from_within(..64);
+        }
+        let root = std::fs::File::open(dir.path()).expect("the directory");
+        let live = stat_all(&root, &paths, &CallContext::default());
+        assert!(live.iter().all(Result::is_ok), "{:?}", live.first());
+        let cancelled = tokio_util::sync::CancellationToken::new();
+        cancelled.cancel();
+        let past = tokio::time::Instant::now() - std::time::Duration::from_millis(1);
+        for cx in [
+            CallContext {
+                cancel: vec![cancelled],
+                ..CallContext::default()
+            },
+            CallContext {
+                deadline: Some(past),
+                ..CallContext::default()
+            },
+        ] {
+            let answers = stat_all(&root, &paths, &cx);
+            assert_eq!(answers.len(), paths.len());
+            assert!(
+                answers
+                    .iter()
+                    .all(|answer| matches!(answer, Err(ErrorCode::Interrupted))),
+                "{:?}",
+                answers.iter().find(|answer| answer.is_ok())
+            );
+        }
     }
 
     #[tokio::test]
@@ -256,10 +321,10 @@ mod tests {
             paths.extend(PATHS.iter().map(|path| path.to_string()));
         }
         paths.sort();
-        let together = stat_all(&root, &paths);
+        let together = stat_all(&root, &paths, &CallContext::default());
         assert_eq!(together.len(), paths.len());
         for (path, answer) in paths.iter().zip(together) {
-            let alone = stat_all(&root, std::slice::from_ref(path));
+            let alone = stat_all(&root, std::slice::from_ref(path), &CallContext::default());
             assert_eq!(format!("{:?}", [answer]), format!("{alone:?}"), "{path:?}");
         }
     }

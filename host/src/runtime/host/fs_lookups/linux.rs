@@ -67,11 +67,17 @@ struct Listed {
 type Entry = Result<(DirectoryEntry, u64), ErrorCode>;
 
 /// The `directory-entry-stream` of a listing made by [`add_to_linker`]'s
-/// `read-directory`: the entries, read when the listing was asked for.
+/// `read-directory`: a descriptor of the directory of its own and the
+/// entries `getdents64` returned last, read as the guest asks for them.
+///
+/// A listing holds one small buffer (a few dozen KiB at most, rustix's
+/// `Dir`), however big the directory: the host never holds a whole listing
+/// for a guest, so what listings cost it is bounded by the call's handles,
+/// not by the size of the directories.
 pub struct Listing {
     dir: Arc<File>,
     device: u64,
-    entries: std::vec::IntoIter<Entry>,
+    entries: rustix::fs::Dir,
 }
 
 /// Replaces `stat-at`, `metadata-hash-at` and `read-directory` (with the
@@ -172,14 +178,11 @@ fn read_directory<T: LookupView>(
         return Ok(Err(ErrorCode::NotDirectory));
     };
     match list(&dir) {
-        Ok((device, entries)) => {
-            let entries = entries.into_iter();
-            Ok(Ok(table.push(Listing {
-                dir,
-                device,
-                entries,
-            })?))
-        }
+        Ok((device, entries)) => Ok(Ok(table.push(Listing {
+            dir,
+            device,
+            entries,
+        })?)),
         Err(error) => Ok(Err(ErrorCode::from(error))),
     }
 }
@@ -192,7 +195,7 @@ fn read_directory_entry<T: LookupView>(
 ) -> wasmtime::Result<Result<Option<DirectoryEntry>, ErrorCode>> {
     let listing = state.ctx().table.get_mut(listing)?;
     let (dir, device) = (listing.dir.clone(), listing.device);
-    let next = listing.entries.next().transpose();
+    let next = next_entry(&mut listing.entries).transpose();
     if let Ok(Some((entry, inode))) = &next {
         state
             .lookups()
@@ -307,39 +310,37 @@ fn split(path: &str) -> Option<(&str, &str)> {
     (parent.split('/').all(normal) && normal(name)).then_some((parent, name))
 }
 
-/// How many bytes of entries one `getdents64` may return: a directory of a
-/// few hundred names is read in one system call (and one more that finds
-/// the end).
-const LISTING_BUFFER: usize = 32 * 1024;
-
-/// The device of `dir`, and its entries, each with its type as
-/// wasmtime-wasi lists them and its inode number.
+/// The device of `dir`, and a stream of its entries.
 ///
 /// The entries are read from a new descriptor of `dir` (`.` opened relative
 /// to it), so that the listing's position is its own.
-fn list(dir: &File) -> std::io::Result<(u64, Vec<Entry>)> {
-    use rustix::fs::{AtFlags, Mode, OFlags, RawDir, fstat, openat, statat};
+fn list(dir: &File) -> std::io::Result<(u64, rustix::fs::Dir)> {
+    use rustix::fs::{Mode, OFlags, fstat, openat};
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let listed = openat(dir, c".", flags, Mode::empty())?;
     let device = fstat(&listed)?.st_dev;
-    let mut buffer = Vec::with_capacity(LISTING_BUFFER);
-    let mut raw = RawDir::new(&listed, buffer.spare_capacity_mut());
-    let mut entries = Vec::new();
-    while let Some(entry) = raw.next() {
-        let entry = match entry {
+    Ok((device, rustix::fs::Dir::new(listed)?))
+}
+
+/// The next entry of `entries` (`.` and `..` left out), with its type as
+/// wasmtime-wasi lists it and its inode number; `None` at the end. After an
+/// error the stream ends, as wasmtime-wasi's does.
+fn next_entry(entries: &mut rustix::fs::Dir) -> Option<Entry> {
+    use rustix::fs::{AtFlags, FileType, statat};
+    loop {
+        let entry = match entries.read()? {
             Ok(entry) => entry,
-            Err(error) => {
-                entries.push(Err(ErrorCode::from(std::io::Error::from(error))));
-                break;
-            }
+            Err(error) => return Some(Err(ErrorCode::from(std::io::Error::from(error)))),
         };
         let name = entry.file_name();
         if name == c"." || name == c".." {
             continue;
         }
         let kind = match entry.file_type() {
-            rustix::fs::FileType::Unknown => statat(&listed, name, AtFlags::SYMLINK_NOFOLLOW)
-                .map(|stat| rustix::fs::FileType::from_raw_mode(stat.st_mode)),
+            FileType::Unknown => entries
+                .fd()
+                .and_then(|dir| statat(dir, name, AtFlags::SYMLINK_NOFOLLOW))
+                .map(|stat| FileType::from_raw_mode(stat.st_mode)),
             kind => Ok(kind),
         };
         let item = kind
@@ -357,9 +358,8 @@ fn list(dir: &File) -> std::io::Result<(u64, Vec<Entry>)> {
                     entry.ino(),
                 ))
             });
-        entries.push(item);
+        return Some(item);
     }
-    Ok((device, entries))
 }
 
 /// A listed entry's type as wasmtime-wasi reports it (a FIFO or a socket
