@@ -532,3 +532,51 @@ limits = { timeout_ms = 300 }
     );
     server.finish().await;
 }
+
+/// Class: directory listings held in host memory for a guest. A plugin starts 100 listings
+/// of a 20,000-entry directory and holds them all: the host reads each one a buffer at a
+/// time as the guest asks, so the server's peak RSS grows by a few MiB, not by the 100 whole
+/// listings (about 2 MB each) that reading them up front would hold.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn held_directory_listings_cost_the_host_a_buffer_each() {
+    const MIB: u64 = 1024 * 1024;
+    let (fixture, config) = hostile_fixture("");
+    let big = fixture.path("data/big");
+    std::fs::create_dir_all(&big).expect("mkdir");
+    for i in 0..20_000 {
+        std::fs::write(
+            big.join(format!("an-entry-with-a-longish-name-{i:05}.txt")),
+            "",
+        )
+        .expect("write");
+    }
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    // A first call loads and instantiates the plugin, so its cost is not counted.
+    let warm = server
+        .call(
+            1,
+            "hold_listings",
+            json!({"path": "big", "n": 1, "hold_ms": 0}),
+        )
+        .await;
+    assert_eq!(warm["result"]["content"][0]["text"], "held 1", "{warm}");
+    let pid = server.pid().expect("the server runs");
+    let before = crate::support::peak_rss(pid);
+    let held = server
+        .call(
+            2,
+            "hold_listings",
+            json!({"path": "big", "n": 100, "hold_ms": 500}),
+        )
+        .await;
+    assert_eq!(held["result"]["content"][0]["text"], "held 100", "{held}");
+    let grown = crate::support::peak_rss(pid).saturating_sub(before);
+    assert!(
+        grown < 48 * MIB,
+        "peak RSS grew by {} MiB for 100 held listings",
+        grown / MIB
+    );
+    assert!(server.finish().await.status.success());
+}

@@ -318,22 +318,6 @@ async fn malformed_line_is_a_parse_error_and_serving_goes_on() {
     );
 }
 
-/// The peak resident memory of process `pid`, in bytes (Linux's `VmHWM`).
-#[cfg(target_os = "linux")]
-fn peak_rss(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
-    let line = status
-        .lines()
-        .find(|line| line.starts_with("VmHWM:"))
-        .expect("a VmHWM line");
-    let kb: u64 = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|kb| kb.parse().ok())
-        .expect("VmHWM in kB");
-    kb * 1024
-}
-
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn an_oversized_line_is_refused_without_holding_its_rest() {
@@ -342,7 +326,7 @@ async fn an_oversized_line_is_refused_without_holding_its_rest() {
     let mut server = RawServer::spawn(&fixture.path("plugins.toml"), &[]);
     server.initialize().await;
     let pid = server.pid().expect("the server runs");
-    let before = peak_rss(pid);
+    let before = crate::support::peak_rss(pid);
 
     // The cap (64 MiB) and then 192 MiB more of the same line: only the
     // first part may be held; the rest is dropped as it arrives.
@@ -370,7 +354,7 @@ async fn an_oversized_line_is_refused_without_holding_its_rest() {
     );
     // 64 MiB of line buffer (its capacity may double) plus slack; holding
     // the rest too would add 192 MiB more.
-    let grown = peak_rss(pid).saturating_sub(before);
+    let grown = crate::support::peak_rss(pid).saturating_sub(before);
     assert!(
         grown < (64 + 96) as u64 * MIB as u64,
         "peak RSS grew by {} MiB for one oversized line",

@@ -857,3 +857,19 @@ pub async fn cli_within(
         stderr: strip_ansi(&String::from_utf8_lossy(&output.stderr)),
     }
 }
+
+/// The peak resident memory of process `pid`, in bytes (Linux's `VmHWM`).
+#[cfg(target_os = "linux")]
+pub fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("VmHWM:"))
+        .expect("a VmHWM line");
+    let kb: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|kb| kb.parse().ok())
+        .expect("VmHWM in kB");
+    kb * 1024
+}

@@ -143,6 +143,28 @@ fn tools() -> Vec<Tool> {
             std::thread::sleep(std::time::Duration::from_millis(args.hold_ms));
             Ok(Output::text(format!("held {}{stopped}", held.len())))
         }),
+        tool("hold_listings", |args: Hold| {
+            // Starts listing the directory `n` times (one entry read from
+            // each, so the host has begun every listing), holds them all for
+            // `hold_ms`, then says how many it had.
+            let path = toolcell_sdk::fs::resolve(&args.path)?;
+            let mut held = Vec::new();
+            let mut stopped = String::new();
+            for _ in 0..args.n {
+                match std::fs::read_dir(&path) {
+                    Ok(mut listing) => {
+                        let _first = listing.next();
+                        held.push(listing);
+                    }
+                    Err(e) => {
+                        stopped = format!(", then: {e}");
+                        break;
+                    }
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(args.hold_ms));
+            Ok(Output::text(format!("held {}{stopped}", held.len())))
+        }),
         tool("blocks", |args: Count| {
             // `n` text blocks of one byte each.
             let mut output = Output::text("0");
