@@ -1,12 +1,29 @@
-//! Builds the first-party plugins listed in `src/builtins.rs` for
-//! wasm32-wasip2 and leaves them in `OUT_DIR`, each with its SHA-256 beside
-//! it (so that finding one in the compile cache does not mean hashing
-//! megabytes at every start), and a table, `embedded.rs`, that
-//! `src/runtime/builtin.rs` includes to embed them.
+//! Embeds the first-party plugins listed in `src/builtins.rs`: leaves each
+//! component in `OUT_DIR` with its SHA-256 beside it (so that finding one in
+//! the compile cache does not mean hashing megabytes at every start), and a
+//! table, `embedded.rs`, that `src/runtime/builtin.rs` includes to embed
+//! them. It also writes `OUT_DIR/SHA256SUMS`, the manifest that
+//! `tests/package/stage.sh` copies into a package.
 //!
-//! It installs the target with rustup when it is missing, and runs a nested
-//! cargo with its own target directory so it never waits on the outer
-//! build's lock.
+//! Where the components come from depends on where this crate is built:
+//!
+//! - In the repository (`../plugins` exists): built from source for
+//!   wasm32-wasip2 by a nested cargo with its own target directory (so it
+//!   never waits on the outer build's lock), after installing the target
+//!   with rustup when it is missing.
+//! - In a packaged crate (`cargo package`, crates.io; `../plugins` is
+//!   absent): the components built and staged by `tests/package/stage.sh`
+//!   into `packaged/plugins/`, each checked against its SHA-256 in
+//!   `packaged/plugins/SHA256SUMS`. Neither the target nor a nested build is
+//!   needed. The other files of the repository that the crate embeds (the
+//!   WIT, the SDKs' templates) are staged in `packaged/` under the same
+//!   relative paths.
+//!
+//! Either way it tells the crate where those files are: the environment
+//! variable `TOOLCELL_SOURCES` (the repository's root, or a copy of
+//! `packaged/` in `OUT_DIR` with the names `stage.sh` had to change given
+//! back), for `include_str!`, and the cfg `toolcell_packaged`, for the WIT
+//! bindings (`bindgen!` takes a literal path: `packaged/wit`).
 
 #![allow(clippy::expect_used)] // a build script reports failure by panicking
 
@@ -24,14 +41,73 @@ use builtins::{BUILTINS, Build};
 
 const TARGET: &str = "wasm32-wasip2";
 
+/// The folder of a packaged crate that holds the staged files, relative to
+/// this crate's root.
+const PACKAGED: &str = "packaged";
+
+/// The manifest of the components: `<SHA-256 in hex>  <NAME>.wasm` lines
+/// (the format of `sha256sum`, which can check it too).
+const SUMS: &str = "SHA256SUMS";
+
 fn main() {
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
     let root = manifest_dir
         .parent()
         .expect("host/ sits in the workspace root");
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo"));
+    println!("cargo::rustc-check-cfg=cfg(toolcell_packaged)");
+
+    let components = if root.join("plugins").is_dir() {
+        println!("cargo::rustc-env=TOOLCELL_SOURCES={}", root.display());
+        build_from_source(root, &out_dir)
+    } else {
+        let packaged = manifest_dir.join(PACKAGED);
+        println!("cargo::rerun-if-changed={}", packaged.display());
+        let sources = out_dir.join("sources");
+        if sources.exists() {
+            std::fs::remove_dir_all(&sources)
+                .unwrap_or_else(|e| panic!("cannot remove {}: {e}", sources.display()));
+        }
+        unstage(&packaged, &sources);
+        println!("cargo::rustc-env=TOOLCELL_SOURCES={}", sources.display());
+        println!("cargo::rustc-cfg=toolcell_packaged");
+        staged(&packaged.join("plugins"))
+    };
+
+    // The runtime embeds every builtin with this table (see
+    // `runtime::builtin`): name, component and its SHA-256.
+    let mut embedded = String::from("&[\n");
+    let mut sums = String::new();
+    for (builtin, bytes) in BUILTINS.iter().zip(components) {
+        let dest = out_dir.join(format!("{}.wasm", builtin.name));
+        std::fs::write(&dest, &bytes)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", dest.display()));
+        let sha256 = Sha256::digest(&bytes);
+        let digest = out_dir.join(format!("{}.sha256", builtin.name));
+        std::fs::write(&digest, sha256)
+            .unwrap_or_else(|e| panic!("cannot write {}: {e}", digest.display()));
+        embedded.push_str(&format!(
+            "    ({:?}, include_bytes!({:?}), include_bytes!({:?})),\n",
+            builtin.name,
+            dest.display().to_string(),
+            digest.display().to_string(),
+        ));
+        sums.push_str(&format!("{}  {}.wasm\n", hex(&sha256), builtin.name));
+    }
+    embedded.push_str("]\n");
+    let table = out_dir.join("embedded.rs");
+    std::fs::write(&table, embedded)
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", table.display()));
+    let manifest = out_dir.join(SUMS);
+    std::fs::write(&manifest, sums)
+        .unwrap_or_else(|e| panic!("cannot write {}: {e}", manifest.display()));
+}
+
+/// Builds every builtin from the repository at `root`; returns their
+/// components in the order of `BUILTINS`.
+fn build_from_source(root: &Path, out_dir: &Path) -> Vec<Vec<u8>> {
     for watched in ["plugins", "sdk", "wit", "Cargo.lock"] {
-        println!("cargo:rerun-if-changed={}", root.join(watched).display());
+        println!("cargo::rerun-if-changed={}", root.join(watched).display());
     }
 
     ensure_target();
@@ -62,30 +138,106 @@ fn main() {
             build(root, &target_dir, &["--manifest-path", manifest]);
         }
     }
-    // The runtime embeds every builtin with this table (see
-    // `runtime::builtin`): name, component and its SHA-256.
-    let mut embedded = String::from("&[\n");
-    for builtin in BUILTINS {
-        let built = target_dir.join(TARGET).join("release").join(builtin.file);
-        let dest = out_dir.join(format!("{}.wasm", builtin.name));
-        let bytes = std::fs::read(&built)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display()));
-        std::fs::write(&dest, &bytes)
-            .unwrap_or_else(|e| panic!("cannot write {}: {e}", dest.display()));
-        let digest = out_dir.join(format!("{}.sha256", builtin.name));
-        std::fs::write(&digest, Sha256::digest(&bytes))
-            .unwrap_or_else(|e| panic!("cannot write {}: {e}", digest.display()));
-        embedded.push_str(&format!(
-            "    ({:?}, include_bytes!({:?}), include_bytes!({:?})),\n",
-            builtin.name,
-            dest.display().to_string(),
-            digest.display().to_string(),
-        ));
+    BUILTINS
+        .iter()
+        .map(|builtin| {
+            let built = target_dir.join(TARGET).join("release").join(builtin.file);
+            std::fs::read(&built).unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display()))
+        })
+        .collect()
+}
+
+/// Reads every builtin's component from `dir` (a packaged crate's
+/// `packaged/plugins`), checked against its SHA-256 in `dir/SHA256SUMS`;
+/// returns them in the order of `BUILTINS`. Panics, saying how to fix it,
+/// when one is missing or differs, or the manifest names any other file.
+fn staged(dir: &Path) -> Vec<Vec<u8>> {
+    const RESTAGE: &str = "this crate is packaged without `../plugins`, so it embeds the \
+        components staged by `tests/package/stage.sh` (run it in the repository before \
+        `cargo package`)";
+    let sums_path = dir.join(SUMS);
+    let sums = std::fs::read_to_string(&sums_path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}; {RESTAGE}", sums_path.display()));
+    let mut listed = Vec::new();
+    for line in sums.lines().filter(|line| !line.trim().is_empty()) {
+        let (sha256, file) = line.split_once("  ").unwrap_or_else(|| {
+            panic!(
+                "{}: `{line}` is not `<SHA-256 in hex>  <NAME>.wasm`",
+                sums_path.display()
+            )
+        });
+        listed.push((sha256.to_ascii_lowercase(), file.to_owned()));
     }
-    embedded.push_str("]\n");
-    let table = out_dir.join("embedded.rs");
-    std::fs::write(&table, embedded)
-        .unwrap_or_else(|e| panic!("cannot write {}: {e}", table.display()));
+    for (_, file) in &listed {
+        if !BUILTINS
+            .iter()
+            .any(|builtin| *file == format!("{}.wasm", builtin.name))
+        {
+            panic!(
+                "{} lists {file}, which is no builtin of src/builtins.rs; {RESTAGE}",
+                sums_path.display()
+            );
+        }
+    }
+    BUILTINS
+        .iter()
+        .map(|builtin| {
+            let file = format!("{}.wasm", builtin.name);
+            let expected = listed
+                .iter()
+                .find(|(_, listed)| *listed == file)
+                .map(|(sha256, _)| sha256)
+                .unwrap_or_else(|| {
+                    panic!("{} does not list {file}; {RESTAGE}", sums_path.display())
+                });
+            let path = dir.join(&file);
+            let bytes = std::fs::read(&path)
+                .unwrap_or_else(|e| panic!("cannot read {}: {e}; {RESTAGE}", path.display()));
+            let actual = hex(&Sha256::digest(&bytes));
+            if actual != *expected {
+                panic!(
+                    "{} has SHA-256 {actual}, but {} says {expected}: the staged files are \
+                     damaged or mixed up; {RESTAGE}",
+                    path.display(),
+                    sums_path.display()
+                );
+            }
+            bytes
+        })
+        .collect()
+}
+
+/// Copies the staged files of the repository, every folder of `packaged`
+/// but `plugins`, to `dest`, giving back their names to the files staged
+/// as `NAME.staged`: `cargo package` leaves out every folder holding a
+/// `Cargo.toml` (it takes it for another package), so `stage.sh` stages the
+/// Rust template's as `Cargo.toml.staged`.
+fn unstage(packaged: &Path, dest: &Path) {
+    let entries = std::fs::read_dir(packaged)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", packaged.display()));
+    std::fs::create_dir_all(dest)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", dest.display()));
+    for entry in entries {
+        let entry = entry.unwrap_or_else(|e| panic!("cannot list {}: {e}", packaged.display()));
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = entry.path();
+        if path.is_dir() {
+            if packaged.ends_with(PACKAGED) && name == "plugins" {
+                continue;
+            }
+            unstage(&path, &dest.join(&name));
+        } else {
+            let to = dest.join(name.strip_suffix(".staged").unwrap_or(&name));
+            std::fs::copy(&path, &to).unwrap_or_else(|e| {
+                panic!("cannot copy {} to {}: {e}", path.display(), to.display())
+            });
+        }
+    }
+}
+
+/// `bytes` in lower-case hexadecimal.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 /// Runs `cargo build --release --target wasm32-wasip2` in `root` with
@@ -130,7 +282,7 @@ fn ensure_target() {
     if sysroot.as_deref().is_some_and(installed) {
         return;
     }
-    println!("cargo:warning=installing the {TARGET} target with rustup");
+    println!("cargo::warning=installing the {TARGET} target with rustup");
     let status = Command::new("rustup")
         .args(["target", "add", TARGET])
         .status()

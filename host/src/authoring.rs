@@ -129,9 +129,18 @@ pub fn check_name(name: &str) -> Result<()> {
 /// written into, and its contents.
 pub type Embedded = (&'static str, &'static str);
 
+/// The contents of `$file`, a path relative to the repository's root, which
+/// `build.rs` names in `TOOLCELL_SOURCES` (the repository, or the copy of
+/// the files the crate embeds in a packaged crate).
+macro_rules! source {
+    ($file:expr) => {
+        include_str!(concat!(env!("TOOLCELL_SOURCES"), "/", $file))
+    };
+}
+
 macro_rules! embed {
     ($root:literal, $($file:literal),+ $(,)?) => {
-        &[$(($file, include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../", $root, "/", $file)))),+]
+        &[$(($file, source!(concat!($root, "/", $file)))),+]
     };
 }
 
@@ -144,23 +153,14 @@ pub mod scaffold;
 /// `deps/`. The Python and JavaScript SDKs build against it; with 0.2.0 in
 /// the same folder, their generated module names would carry versions.
 pub const WIT: &[Embedded] = &[
-    (
-        "plugin.wit",
-        include_str!("../../wit/deps/plugin-0.1.0.wit"),
-    ),
-    ("deps/cli.wit", include_str!("../../wit/deps/cli.wit")),
-    ("deps/clocks.wit", include_str!("../../wit/deps/clocks.wit")),
-    (
-        "deps/filesystem.wit",
-        include_str!("../../wit/deps/filesystem.wit"),
-    ),
-    ("deps/http.wit", include_str!("../../wit/deps/http.wit")),
-    ("deps/io.wit", include_str!("../../wit/deps/io.wit")),
-    ("deps/random.wit", include_str!("../../wit/deps/random.wit")),
-    (
-        "deps/sockets.wit",
-        include_str!("../../wit/deps/sockets.wit"),
-    ),
+    ("plugin.wit", source!("wit/deps/plugin-0.1.0.wit")),
+    ("deps/cli.wit", source!("wit/deps/cli.wit")),
+    ("deps/clocks.wit", source!("wit/deps/clocks.wit")),
+    ("deps/filesystem.wit", source!("wit/deps/filesystem.wit")),
+    ("deps/http.wit", source!("wit/deps/http.wit")),
+    ("deps/io.wit", source!("wit/deps/io.wit")),
+    ("deps/random.wit", source!("wit/deps/random.wit")),
+    ("deps/sockets.wit", source!("wit/deps/sockets.wit")),
 ];
 
 /// Writes `files` under `dir`, creating folders, with each `{{key}}` of

@@ -184,14 +184,29 @@ pub use serde;
 pub use serde_json;
 pub use wit_bindgen;
 
+/// `wit_bindgen::generate!` on the contract's WIT: `../wit` in the
+/// repository, the copy in `packaged/wit` in a packaged crate (see
+/// `build.rs`).
+#[cfg(not(toolcell_packaged))]
+macro_rules! generate {
+    ({ $($options:tt)* }) => {
+        wit_bindgen::generate!({ path: "../wit", $($options)* });
+    };
+}
+#[cfg(toolcell_packaged)]
+macro_rules! generate {
+    ({ $($options:tt)* }) => {
+        wit_bindgen::generate!({ path: "packaged/wit", $($options)* });
+    };
+}
+
 #[doc(hidden)]
 pub mod __private {
     //! Used by [`export_plugin!`](crate::export_plugin); not part of the API.
 
     #[allow(unsafe_code, missing_docs, clippy::all)]
     pub mod bindings {
-        wit_bindgen::generate!({
-            path: "../wit",
+        generate!({
             world: "toolcell:plugin/plugin@0.2.0",
             pub_export_macro: true,
             export_macro_name: "__export_plugin_world",
@@ -206,8 +221,7 @@ pub mod __private {
     /// WASI types of [`bindings`].
     #[allow(unsafe_code, missing_docs, clippy::all)]
     pub mod files {
-        wit_bindgen::generate!({
-            path: "../wit",
+        generate!({
             world: "toolcell:files/files@0.1.0",
             runtime_path: "::toolcell_sdk::wit_bindgen::rt",
             bitflags_path: "::toolcell_sdk::wit_bindgen::rt::bitflags",

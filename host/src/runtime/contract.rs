@@ -10,22 +10,32 @@
 use anyhow::{Context, Result};
 use wasmtime::component::InstancePre;
 
-wasmtime::component::bindgen!({
-    path: "../wit",
-    world: "toolcell:plugin/plugin@0.2.0",
-    with: {
-        "wasi:http": wasmtime_wasi_http::p2::bindings::http,
-        "wasi": wasmtime_wasi::p2::bindings,
-    },
-    imports: {
-        "toolcell:plugin/client.elicit": async | trappable,
-        "toolcell:plugin/client.sample": async | trappable,
-        "toolcell:plugin/client.list-roots": async | trappable,
-        "toolcell:plugin/client.ask": async | trappable,
-    },
-    exports: { default: async },
-    require_store_data_send: true,
-});
+/// The bindings, from the WIT at `$path`: `../wit` in the repository, the
+/// copy in `packaged/wit` in a packaged crate (see `build.rs`).
+macro_rules! contract {
+    ($path:literal) => {
+        wasmtime::component::bindgen!({
+            path: $path,
+            world: "toolcell:plugin/plugin@0.2.0",
+            with: {
+                "wasi:http": wasmtime_wasi_http::p2::bindings::http,
+                "wasi": wasmtime_wasi::p2::bindings,
+            },
+            imports: {
+                "toolcell:plugin/client.elicit": async | trappable,
+                "toolcell:plugin/client.sample": async | trappable,
+                "toolcell:plugin/client.list-roots": async | trappable,
+                "toolcell:plugin/client.ask": async | trappable,
+            },
+            exports: { default: async },
+            require_store_data_send: true,
+        });
+    };
+}
+#[cfg(not(toolcell_packaged))]
+contract!("../wit");
+#[cfg(toolcell_packaged)]
+contract!("packaged/wit");
 
 pub use self::exports::toolcell::plugin0_1_0::tools;
 pub use self::exports::toolcell::plugin0_2_0::{completions, prompts, resources};
