@@ -912,9 +912,25 @@ async fn conflicts_detached_head_upstream_empty_and_shallow_repositories() {
         .collect();
     assert_eq!(
         names,
-        ["main", "origin/feature", "origin/main"],
+        ["main", "origin/HEAD", "origin/feature", "origin/main"],
         "{branches}"
     );
+    // See issue 31: `origin/HEAD` was left out; `git branch -r` lists it with what it names.
+    let remotes: Vec<String> = branches["branches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["remote"] == json!(true))
+        .map(|b| match b["points_to"].as_str() {
+            Some(target) => format!("{} -> {target}", b["name"].as_str().unwrap()),
+            None => b["name"].as_str().unwrap().to_owned(),
+        })
+        .collect();
+    let expected: Vec<String> = git(&clone, &["branch", "-r"])
+        .lines()
+        .map(|line| line.trim().to_owned())
+        .collect();
+    assert_eq!(remotes, expected);
 
     let log = structured(&server, "git_log", json!({"repo": repo(&shallow)})).await;
     assert_eq!(ids(&log), git_ids(&shallow, &[]));
@@ -1334,4 +1350,489 @@ async fn blame_of_a_long_history_stays_within_its_memory_limit() {
     .collect();
     assert_eq!(actual.len(), LINES);
     assert_eq!(actual, expected);
+}
+
+/// `git rev-list --left-right --count HEAD...origin/main` in `dir`, as `(ahead, behind)`.
+fn git_ahead_behind(dir: &Path) -> Value {
+    let counts = git(
+        dir,
+        &["rev-list", "--left-right", "--count", "HEAD...origin/main"],
+    );
+    let (ahead, behind) = counts.trim().split_once('\t').unwrap();
+    json!({
+        "name": "origin/main",
+        "ahead": ahead.parse::<u64>().unwrap(),
+        "behind": behind.parse::<u64>().unwrap(),
+    })
+}
+
+/// Replaces loose object `id` of the repository in `dir` with garbage; returns its bytes.
+fn corrupt_object(dir: &Path, id: &str) -> (std::path::PathBuf, Vec<u8>) {
+    let object = dir.join(".git/objects").join(&id[..2]).join(&id[2..]);
+    let bytes = std::fs::read(&object).unwrap();
+    let mut permissions = std::fs::metadata(&object).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    permissions.set_readonly(false);
+    std::fs::set_permissions(&object, permissions).unwrap();
+    std::fs::write(&object, b"not zlib at all").unwrap();
+    (object, bytes)
+}
+
+/// See issue 31: ahead/behind walked the whole history of both tips, even when HEAD was its
+/// upstream. Now it walks nothing for equal tips and stops at the merge base: a corrupt commit
+/// below the merge base is never read (reading it would fail the call). The counts are git's,
+/// with and without a commit-graph file.
+#[tokio::test]
+async fn upstream_counts_stop_at_the_merge_base() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    history(&dir);
+    for (key, value) in [
+        ("remote.origin.url", "."),
+        ("remote.origin.fetch", "+refs/heads/*:refs/remotes/origin/*"),
+        ("branch.main.remote", "origin"),
+        ("branch.main.merge", "refs/heads/main"),
+    ] {
+        git(&dir, &["config", key, value]);
+    }
+    git(&dir, &["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    let base = git(&dir, &["rev-parse", "HEAD"]).trim().to_owned();
+    let below = git(&dir, &["rev-parse", "HEAD~1"]).trim().to_owned();
+    let server = Server::start(&git_config(&fixture)).await;
+
+    // HEAD is its upstream: nothing is walked, not even HEAD's parent.
+    let expected = git_ahead_behind(&dir);
+    assert_eq!(expected["ahead"], json!(0));
+    let (object, bytes) = corrupt_object(&dir, &below);
+    let status = structured(&server, "git_status", json!({})).await;
+    assert_eq!(status["upstream"], expected, "{status}");
+    std::fs::write(&object, &bytes).unwrap();
+
+    // Two commits ahead, and three behind on an upstream that merged a side branch.
+    write(&dir, "ours.txt", "1\n");
+    commit(&dir, "ours 1");
+    write(&dir, "ours.txt", "2\n");
+    commit(&dir, "ours 2");
+    git(&dir, &["checkout", "-q", "--detach", &base]);
+    git(&dir, &["checkout", "-q", "-b", "side"]);
+    write(&dir, "side.txt", "side\n");
+    commit(&dir, "side");
+    git(&dir, &["checkout", "-q", "--detach", &base]);
+    write(&dir, "theirs.txt", "1\n");
+    commit(&dir, "theirs 1");
+    git(&dir, &["merge", "-q", "--no-edit", "side"]);
+    git(&dir, &["update-ref", "refs/remotes/origin/main", "HEAD"]);
+    git(&dir, &["checkout", "-q", "main"]);
+    git(&dir, &["branch", "-q", "-D", "side"]);
+    let expected = git_ahead_behind(&dir);
+    assert_eq!(expected["ahead"], json!(2));
+    assert_eq!(expected["behind"], json!(3));
+    let (object, bytes) = corrupt_object(&dir, &below);
+    let status = structured(&server, "git_status", json!({})).await;
+    assert_eq!(status["upstream"], expected, "{status}");
+    let text = server.call("git_status", json!({})).await.ok_text();
+    assert!(
+        text.contains("upstream origin/main: ahead 2, behind 3"),
+        "{text}"
+    );
+    std::fs::write(&object, &bytes).unwrap();
+    // Whereas a corrupt commit above the merge base is read, and fails the call.
+    let ours = git(&dir, &["rev-parse", "HEAD~1"]).trim().to_owned();
+    let (object, bytes) = corrupt_object(&dir, &ours);
+    let error = server.call("git_status", json!({})).await.error_text();
+    assert!(error.contains("ahead of and behind"), "{error}");
+    std::fs::write(&object, &bytes).unwrap();
+
+    // A commit-graph file gives generation numbers; a commit made after it has none.
+    git(&dir, &["commit-graph", "write", "--reachable"]);
+    let status = structured(&server, "git_status", json!({})).await;
+    assert_eq!(status["upstream"], expected, "{status}");
+    write(&dir, "ours.txt", "3\n");
+    commit(&dir, "ours 3");
+    let expected = git_ahead_behind(&dir);
+    assert_eq!(expected["ahead"], json!(3));
+    let status = structured(&server, "git_status", json!({})).await;
+    assert_eq!(status["upstream"], expected, "{status}");
+    server.stop().await;
+}
+
+/// Runs `git ARGS` in `dir` as [`git`] does, but committed at `seconds` since the epoch (UTC)
+/// and with `TZ=UTC`.
+fn git_at(dir: &Path, args: &[&str], seconds: u64) -> String {
+    let date = format!("{seconds} +0000");
+    let home = dir.parent().unwrap_or(dir).join(".git-home");
+    std::fs::create_dir_all(&home).unwrap();
+    let output = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("HOME", &home)
+        .env("TZ", "UTC")
+        .env("GIT_AUTHOR_NAME", "Ada Lovelace")
+        .env("GIT_AUTHOR_EMAIL", "ada@example.com")
+        .env("GIT_COMMITTER_NAME", "Charles Babbage")
+        .env("GIT_COMMITTER_EMAIL", "charles@example.com")
+        .env("GIT_AUTHOR_DATE", &date)
+        .env("GIT_COMMITTER_DATE", &date)
+        .env("LC_ALL", "C")
+        .output()
+        .expect("run git");
+    assert!(output.status.success(), "git {args:?} failed");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// See issue 31: a date alone in `since`/`until` meant midnight, where git takes the current
+/// time of day; and a subject's leading space was trimmed, where git's `%s` keeps it.
+#[tokio::test]
+async fn log_dates_and_subjects_match_git() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    init(&dir);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let day = now - 10 * 86_400;
+    // Half an hour either side of this time of day, ten days ago.
+    for (n, seconds) in [(1, day - 1800), (2, day + 1800)] {
+        write(&dir, "a.txt", format!("{n}\n"));
+        git_at(&dir, &["add", "-A"], seconds);
+        git_at(
+            &dir,
+            &["commit", "-q", "-m", &format!("commit {n}")],
+            seconds,
+        );
+    }
+    write(&dir, "a.txt", "3\n");
+    git_at(&dir, &["add", "-A"], now - 3600);
+    git_at(
+        &dir,
+        &[
+            "commit",
+            "-q",
+            "-m",
+            "  indented subject  \nwrapped on a second line\n\nthe body",
+        ],
+        now - 3600,
+    );
+    let date = git_at(
+        &dir,
+        &[
+            "log",
+            "-1",
+            "--format=%cd",
+            "--date=format:%Y-%m-%d",
+            "HEAD~1",
+        ],
+        now,
+    );
+    let date = date.trim();
+    let server = Server::start(&git_config(&fixture)).await;
+    let time_of_day = now % 86_400;
+    for (key, flag) in [("since", "--since"), ("until", "--until")] {
+        let log = structured(&server, "git_log", json!({ key: date })).await;
+        let expected: Vec<String> = git_at(
+            &dir,
+            &["log", "--format=%H", &format!("{flag}={date}")],
+            now,
+        )
+        .lines()
+        .map(str::to_owned)
+        .collect();
+        assert_eq!(ids(&log), expected, "{key} {date}");
+        // Midnight would put both of that day's commits on the same side.
+        if (3600..86_400 - 3600).contains(&time_of_day) {
+            let wanted = if key == "since" { 2 } else { 1 };
+            assert_eq!(expected.len(), wanted, "{key} {date}");
+        }
+    }
+    let log = structured(&server, "git_log", json!({})).await;
+    let subjects: Vec<&str> = log["commits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["subject"].as_str().unwrap())
+        .collect();
+    let expected = git_at(&dir, &["log", "--format=%s"], now);
+    assert_eq!(subjects, expected.lines().collect::<Vec<_>>());
+    assert_eq!(subjects[0], "  indented subject wrapped on a second line");
+    server.stop().await;
+}
+
+/// See issue 31: `git_show` of a tag naming a blob failed ("does not name a commit"); git shows
+/// the tag and the blob.
+#[tokio::test]
+async fn show_of_a_tag_naming_a_blob_shows_the_blob() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    history(&dir);
+    git(&dir, &["tag", "plain-blob", "HEAD:notes.txt"]);
+    git(
+        &dir,
+        &["tag", "-a", "blob-tag", "-m", "a blob", "HEAD:notes.txt"],
+    );
+    let server = Server::start(&git_config(&fixture)).await;
+
+    let plain = server
+        .call("git_show", json!({"rev": "plain-blob"}))
+        .await
+        .ok_text();
+    assert_eq!(plain, git(&dir, &["show", "plain-blob"]));
+
+    // The same, but for the tagger's date, which the tools give as ISO 8601.
+    let without_date = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|line| !line.starts_with("Date:"))
+            .map(str::to_owned)
+            .collect()
+    };
+    let annotated = server
+        .call("git_show", json!({"rev": "blob-tag"}))
+        .await
+        .ok_text();
+    assert_eq!(
+        without_date(&annotated),
+        without_date(&git(&dir, &["show", "blob-tag"]))
+    );
+    assert!(annotated.starts_with("tag blob-tag\n"), "{annotated}");
+    server.stop().await;
+}
+
+/// See issue 31: a filter, textconv or external diff driver in a repository's config made
+/// `git_status` and `git_diff` fail (no process can start in the sandbox). They are not run:
+/// contents compare as stored, as git compares them for a filter that is not configured, and
+/// the result says which drivers were not run.
+#[tokio::test]
+async fn configured_drivers_are_not_run_and_contents_compare_as_stored() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    init(&dir);
+    write(&dir, ".gitattributes", "*.txt filter=upper diff=upper\n");
+    write(&dir, "a.txt", "one\ntwo\n");
+    write(&dir, "b.txt", "same\n");
+    commit(&dir, "first");
+    write(&dir, "a.txt", "one\n2\n");
+    write(&dir, "c.txt", "new\n");
+    git(&dir, &["add", "c.txt"]);
+    // What git says while no driver is configured.
+    let unstaged = git(&dir, &["diff"]);
+    let staged = git(&dir, &["diff", "--cached"]);
+    let expected_status = porcelain(&dir);
+    let marker = fixture.path("ran");
+    let command = format!("touch {}; tr a-z A-Z", marker.display());
+    for key in [
+        "filter.upper.clean",
+        "filter.upper.smudge",
+        "diff.upper.textconv",
+        "diff.upper.command",
+    ] {
+        git(&dir, &["config", key, &command]);
+    }
+    let server = Server::start(&git_config(&fixture)).await;
+
+    let status = server.call("git_status", json!({})).await;
+    let mut expected = expected_status.clone();
+    expected.sort_by(|a, b| a.1.cmp(&b.1));
+    assert_eq!(as_porcelain(status.structured()), expected);
+    assert!(
+        status.ok_text().contains("not run: filter.upper.clean"),
+        "{}",
+        status.text()
+    );
+    assert_eq!(
+        status.structured()["drivers_not_run"],
+        json!([
+            "filter.upper.clean",
+            "filter.upper.smudge",
+            "diff.upper.textconv",
+            "diff.upper.command"
+        ])
+    );
+    for (arguments, expected) in [(json!({}), &unstaged), (json!({"staged": true}), &staged)] {
+        let diff = server.call("git_diff", arguments.clone()).await;
+        let text = diff.ok_text();
+        assert!(text.starts_with(expected.as_str()), "{arguments}: {text}");
+        assert!(text.contains("not run: "), "{text}");
+        assert_eq!(
+            diff.structured()["drivers_not_run"]
+                .as_array()
+                .unwrap()
+                .len(),
+            4
+        );
+    }
+    assert!(!marker.exists(), "a driver ran");
+    server.stop().await;
+}
+
+/// The structured `files` of a `git_diff` result as `git diff --name-status` lines, without
+/// rename scores: `A\tpath`, `R\told\tnew`.
+fn name_status(report: &Value) -> Vec<String> {
+    report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let letter = match f["status"].as_str().unwrap() {
+                "added" => "A",
+                "deleted" => "D",
+                "modified" => "M",
+                "renamed" => "R",
+                "copied" => "C",
+                other => panic!("unknown status {other}"),
+            };
+            match f["old_path"].as_str() {
+                Some(old) => format!("{letter}\t{old}\t{}", f["path"].as_str().unwrap()),
+                None => format!("{letter}\t{}", f["path"].as_str().unwrap()),
+            }
+        })
+        .collect()
+}
+
+/// `git diff --name-status ARGS` in `dir`, rename scores left out, sorted by the last path.
+fn git_name_status(dir: &Path, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["diff", "--name-status"];
+    all.extend_from_slice(args);
+    let mut lines: Vec<String> = git(dir, &all)
+        .lines()
+        .map(|line| {
+            let (status, rest) = line.split_once('\t').unwrap();
+            format!("{}\t{rest}", &status[..1])
+        })
+        .collect();
+    lines.sort_by_key(|line| line.rsplit('\t').next().unwrap().to_owned());
+    lines
+}
+
+/// See issue 31: with `path`, a rename from outside the path was shown as a rename (git limits
+/// the files to the path first: an addition); and past the rename limit, git still pairs files
+/// with the same name, where the plugin gave an addition and a deletion.
+#[tokio::test]
+async fn diff_renames_respect_the_path_and_the_rename_limit() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    init(&dir);
+    let text = |name: &str| -> String { (1..=20).map(|n| format!("{name} line {n}\n")).collect() };
+    write(&dir, "x/g.txt", text("g"));
+    write(&dir, "x/h.txt", text("h"));
+    write(&dir, "x/one.txt", text("one"));
+    write(&dir, "x/two.txt", text("two"));
+    commit(&dir, "first");
+    std::fs::create_dir_all(dir.join("y")).unwrap();
+    std::fs::create_dir_all(dir.join("z")).unwrap();
+    git(&dir, &["mv", "x/g.txt", "y/g.txt"]);
+    git(&dir, &["mv", "x/h.txt", "y/h.txt"]);
+    commit(&dir, "move into y");
+    let server = Server::start(&git_config(&fixture)).await;
+
+    for path in ["y", "x", "y/g.txt"] {
+        let diff = server
+            .call(
+                "git_diff",
+                json!({"from": "HEAD~1", "to": "HEAD", "path": path}),
+            )
+            .await;
+        assert_eq!(
+            diff.ok_text(),
+            git(&dir, &["diff", "HEAD~1", "HEAD", "--", path]),
+            "path {path}"
+        );
+        assert_eq!(
+            name_status(diff.structured()),
+            git_name_status(&dir, &["HEAD~1", "HEAD", "--", path]),
+            "path {path}"
+        );
+    }
+    // Staged, the same.
+    git(&dir, &["mv", "y/g.txt", "z/g.txt"]);
+    let staged = server
+        .call("git_diff", json!({"staged": true, "path": "z"}))
+        .await;
+    assert_eq!(
+        staged.ok_text(),
+        git(&dir, &["diff", "--cached", "--", "z"])
+    );
+    git(&dir, &["reset", "-q", "--hard"]);
+
+    // Past the rename limit (one pair), files keep their name and change a line: git pairs
+    // them by name.
+    git(&dir, &["config", "diff.renameLimit", "1"]);
+    for name in ["one", "two"] {
+        std::fs::remove_file(dir.join(format!("x/{name}.txt"))).unwrap();
+        write(
+            &dir,
+            &format!("w/{name}.txt"),
+            text(name).replace("line 7\n", "line seven\n"),
+        );
+    }
+    commit(&dir, "move past the limit");
+    let expected = git_name_status(&dir, &["HEAD~1", "HEAD"]);
+    assert_eq!(
+        expected,
+        ["R\tx/one.txt\tw/one.txt", "R\tx/two.txt\tw/two.txt"]
+    );
+    let diff = structured(&server, "git_diff", json!({"from": "HEAD~1", "to": "HEAD"})).await;
+    assert_eq!(name_status(&diff), expected);
+    server.stop().await;
+}
+
+/// See issue 31: a patch cut by the output cap gave 0/0 line counts for the files its text
+/// never reached (git's numstat has them), and the cap's note told a `stat` call to use `stat`.
+#[tokio::test]
+async fn a_patch_cut_by_the_cap_still_counts_every_file() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    init(&dir);
+    for n in 0..6 {
+        let lines: String = (0..60)
+            .map(|line| format!("file {n} line {line}\n"))
+            .collect();
+        write(&dir, &format!("f{n}.txt"), lines);
+    }
+    commit(&dir, "first");
+    for n in 0..6 {
+        let lines: String = (0..60 + n * 3)
+            .map(|line| format!("file {n} line {line} changed\n"))
+            .collect();
+        write(&dir, &format!("f{n}.txt"), lines);
+    }
+    commit(&dir, "second");
+    let config = git_config_with(&fixture, r#"config = { max_output_bytes = "6000" }"#);
+    let server = Server::start(&config).await;
+    let diff = server
+        .call("git_diff", json!({"from": "HEAD~1", "to": "HEAD"}))
+        .await;
+    let text = diff.ok_text();
+    assert!(text.contains("output cap reached"), "{text}");
+    assert!(!text.contains("diff --git a/f5.txt"), "{text}");
+    let counts: Vec<String> = diff.structured()["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            format!(
+                "{}\t{}\t{}",
+                f["additions"],
+                f["deletions"],
+                f["path"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let expected = git(&dir, &["diff", "--numstat", "HEAD~1", "HEAD"]);
+    assert_eq!(counts, expected.lines().collect::<Vec<_>>());
+
+    let config = git_config_with(&fixture, r#"config = { max_output_bytes = "300" }"#);
+    let server_small = Server::start(&config).await;
+    let stat = server_small
+        .call(
+            "git_diff",
+            json!({"from": "HEAD~1", "to": "HEAD", "stat": true}),
+        )
+        .await
+        .ok_text();
+    assert!(stat.contains("output cap reached"), "{stat}");
+    assert!(!stat.contains("use `stat`"), "{stat}");
+    server_small.stop().await;
+    server.stop().await;
 }

@@ -396,10 +396,7 @@ fn describe(repo: &gix::Repository, id: ObjectId) -> Result<BlameCommit, Error> 
         .author()
         .map_err(|e| fail("cannot read a commit", e))?;
     let time = author.time().map_err(|e| fail("cannot read a commit", e))?;
-    let subject = commit
-        .message()
-        .map(|message| message.summary().to_str_lossy().into_owned())
-        .unwrap_or_default();
+    let subject = crate::log::subject(commit.message_raw_sloppy());
     Ok(BlameCommit {
         id: id.to_string(),
         author: author.name.to_str_lossy().into_owned(),

@@ -65,6 +65,10 @@ pub struct DiffReport {
     pub files: Vec<FileStat>,
     /// Whether the output cap cut the text before the last file, or left files out of `files`.
     pub truncated: bool,
+    /// Filter and diff drivers the repository's configuration names, which were not run
+    /// (`filter.NAME.clean`, `diff.NAME.textconv`, ...): contents were compared as stored.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drivers_not_run: Vec<String>,
 }
 
 /// One changed file.
@@ -89,7 +93,7 @@ pub struct FileStat {
 
 /// Runs `git_diff`.
 pub fn git_diff(args: DiffArgs) -> Result<Output, Error> {
-    let repo = repo::open(args.repo.as_deref())?;
+    let (repo, drivers) = repo::open_with_drivers(args.repo.as_deref())?;
     let path = args
         .path
         .as_deref()
@@ -137,16 +141,33 @@ pub fn git_diff(args: DiffArgs) -> Result<Output, Error> {
     let mut files = files;
     let mut budget = max / 2;
     let truncated = repo::fit(&mut files, &mut budget) | renderer.text.truncated;
-    let note = format!(
-        "(output cap reached: the diff stops here; {} files changed in all; narrow it with \
-         `path`, or use `stat`)",
-        changes.len()
-    );
+    let note = if args.stat {
+        format!(
+            "(output cap reached: the list stops here; {} files changed in all; narrow it with \
+             `path`)",
+            changes.len()
+        )
+    } else {
+        format!(
+            "(output cap reached: the diff stops here; {} files changed in all, each with its \
+             line counts in the structured content; narrow it with `path`, or use `stat`)",
+            changes.len()
+        )
+    };
     let mut text = renderer.text.finish(&note);
     if changes.is_empty() {
         text = "no changes\n".to_owned();
     }
-    Output::structured(&DiffReport { files, truncated }, text)
+    if let Some(note) = repo::drivers_note(&drivers) {
+        text.push_str(&note);
+        text.push('\n');
+    }
+    let report = DiffReport {
+        files,
+        truncated,
+        drivers_not_run: drivers,
+    };
+    Output::structured(&report, text)
 }
 
 /// One side of a change: a path, its mode and its contents.
@@ -239,9 +260,20 @@ fn within(location: &BStr, path: Option<&BString>) -> bool {
     }
 }
 
-fn rewrites() -> gix::diff::Rewrites {
-    gix::diff::Rewrites::default()
+/// Rename detection as git configures it: `diff.renameLimit` (default 1000)
+/// bounds the files compared pair by pair.
+fn rewrites(repo: &gix::Repository) -> gix::diff::Rewrites {
+    let mut rewrites = gix::diff::Rewrites::default();
+    if let Ok(Some(limit)) = repo.config_snapshot().try_integer("diff.renameLimit") {
+        rewrites.limit = usize::try_from(limit).unwrap_or(0);
+    }
+    rewrites
 }
+
+/// How similar, in percent, two files with the same name must be for
+/// [`pair_basenames`] to pair them: git's, halfway from the rename
+/// threshold (50%) to 100%.
+const BASENAME_SIMILARITY: u32 = 75;
 
 fn commit_tree<'r>(commit: &gix::Commit<'r>) -> Result<gix::Tree<'r>, Error> {
     commit
@@ -259,7 +291,8 @@ pub fn tree_changes(
 ) -> Result<Vec<FileChange>, Error> {
     let old_tree = old.map(commit_tree).transpose()?;
     let new_tree = commit_tree(new)?;
-    let options = gix::diff::Options::default().with_rewrites(Some(rewrites()));
+    let rewrites = rewrites(repo);
+    let options = gix::diff::Options::default().with_rewrites(Some(rewrites));
     let detached = repo
         .diff_tree_to_tree(old_tree.as_ref(), Some(&new_tree), Some(options))
         .map_err(|e| fail("cannot compare the trees", e))?;
@@ -325,17 +358,144 @@ pub fn tree_changes(
             },
             _ => continue,
         };
-        let keep = change
-            .old
-            .iter()
-            .chain(change.new.iter())
-            .any(|side| within(side.path.as_bstr(), path));
-        if keep {
-            changes.push(change);
-        }
+        changes.push(change);
     }
+    pair_basenames(repo, &mut changes, rewrites.limit)?;
+    let mut changes = limit_to(changes, path);
     changes.sort_by(|a, b| a.path().cmp(b.path()));
     Ok(changes)
+}
+
+/// The changes within `path`, as git gives them for `git diff -- path`:
+/// git limits the files to `path` before it looks for renames, so a rename
+/// from outside `path` is an addition, and one to outside it a deletion.
+fn limit_to(changes: Vec<FileChange>, path: Option<&BString>) -> Vec<FileChange> {
+    let inside = |side: &Option<Side>| {
+        side.as_ref()
+            .is_some_and(|side| within(side.path.as_bstr(), path))
+    };
+    let mut kept = Vec::new();
+    for mut change in changes {
+        match (inside(&change.old), inside(&change.new)) {
+            (true, true) => kept.push(change),
+            (false, false) => {}
+            (false, true) => {
+                if change.old.is_some() {
+                    change.kind = Kind::Added;
+                    change.old = None;
+                    change.similarity = None;
+                }
+                kept.push(change);
+            }
+            (true, false) => {
+                // A copy's source is still there, unchanged.
+                if change.kind == Kind::Copied {
+                    continue;
+                }
+                if change.new.is_some() {
+                    change.kind = Kind::Deleted;
+                    change.new = None;
+                    change.similarity = None;
+                }
+                kept.push(change);
+            }
+        }
+    }
+    kept
+}
+
+/// When there were too many added and deleted files to compare every pair
+/// (more than `limit` squared), pairs the ones whose file name (the part
+/// after the last `/`) is the only one of its kind among both the deleted
+/// and the added files, as git does before it gives up (its basename
+/// matching): a pair at least 75% similar is a rename.
+fn pair_basenames(
+    repo: &gix::Repository,
+    changes: &mut Vec<FileChange>,
+    limit: usize,
+) -> Result<(), Error> {
+    let added: Vec<usize> = (0..changes.len())
+        .filter(|index| changes[*index].kind == Kind::Added)
+        .collect();
+    let deleted: Vec<usize> = (0..changes.len())
+        .filter(|index| changes[*index].kind == Kind::Deleted)
+        .collect();
+    let limit = limit as u128;
+    if limit == 0 || (added.len() as u128) * (deleted.len() as u128) <= limit * limit {
+        return Ok(());
+    }
+    let basename = |side: &Side| -> BString {
+        side.path
+            .rsplit_str("/")
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+            .into()
+    };
+    let unique = |indices: &[usize], old: bool| {
+        let mut by_name: std::collections::HashMap<BString, Option<usize>> =
+            std::collections::HashMap::new();
+        for index in indices {
+            let side = if old {
+                changes[*index].old.as_ref()
+            } else {
+                changes[*index].new.as_ref()
+            };
+            if let Some(side) = side {
+                by_name
+                    .entry(basename(side))
+                    .and_modify(|found| *found = None)
+                    .or_insert(Some(*index));
+            }
+        }
+        by_name
+    };
+    let sources = unique(&deleted, true);
+    let destinations = unique(&added, false);
+    let mut paired = Vec::new();
+    for index in deleted {
+        let Some(old) = changes[index].old.clone() else {
+            continue;
+        };
+        let (Some(Some(source)), Some(Some(destination))) = (
+            sources.get(&basename(&old)),
+            destinations.get(&basename(&old)),
+        ) else {
+            continue;
+        };
+        let Some(new) = changes[*destination].new.clone() else {
+            continue;
+        };
+        if old.mode & S_IFMT != 0o100000 || new.mode & S_IFMT != 0o100000 {
+            continue;
+        }
+        let read = |side: &Side| -> Result<Vec<u8>, Error> {
+            Ok(repo
+                .find_object(side.id)
+                .map_err(|e| fail(&format!("cannot read {}", side.path), e))?
+                .detach()
+                .data)
+        };
+        let score = similarity(&read(&old)?, &read(&new)?);
+        if score >= BASENAME_SIMILARITY {
+            paired.push((*source, *destination, score));
+        }
+    }
+    let mut gone = std::collections::HashSet::new();
+    for (source, destination, score) in paired {
+        let old = changes[source].old.take();
+        let change = &mut changes[destination];
+        change.kind = Kind::Renamed;
+        change.old = old;
+        change.similarity = Some(score);
+        gone.insert(source);
+    }
+    let mut index = 0;
+    changes.retain(|_| {
+        index += 1;
+        !gone.contains(&(index - 1))
+    });
+    Ok(())
 }
 
 /// The file `path` was in `parent` when `commit` renamed it to `path`, if
@@ -346,7 +506,8 @@ pub fn renamed_from(
     commit: &gix::Commit<'_>,
     path: &BString,
 ) -> Result<Option<Side>, Error> {
-    let changes = tree_changes(repo, Some(parent), commit, Some(path))?;
+    // The whole trees: the earlier name is outside `path`.
+    let changes = tree_changes(repo, Some(parent), commit, None)?;
     Ok(changes.into_iter().find_map(|change| {
         let renamed = change.kind == Kind::Renamed
             && change.new.as_ref().is_some_and(|new| new.path == *path);
@@ -718,9 +879,10 @@ impl<'r> Renderer<'r> {
         if change.kind == Kind::Unmerged {
             return Ok((stat, format!("* Unmerged path {}\n", quote(&path))));
         }
-        // Skip reading both sides of a patch that can no longer be shown.
+        // A patch that can no longer be shown still has its line counts,
+        // as git's `--numstat` would give them.
         if patch && self.text.truncated {
-            return Ok((stat, String::new()));
+            return Ok((self.one(change, false)?.0, String::new()));
         }
         let old_data = change.old.as_ref().map(|s| self.contents(s)).transpose()?;
         let new_data = change.new.as_ref().map(|s| self.contents(s)).transpose()?;

@@ -230,20 +230,58 @@ pub fn describe(commit: &gix::Commit<'_>, with_body: bool) -> Result<CommitInfo,
         author_date: iso_time(&author_time),
         committer_name: committer.name.to_str_lossy().into_owned(),
         committer_date: iso_time(&committer_time),
-        subject: message.summary().to_str_lossy().into_owned(),
+        subject: subject(commit.message_raw_sloppy()),
         body,
     })
 }
 
-/// `input` as seconds since the epoch.
+/// The subject as git's `%s` gives it: the first paragraph of the message
+/// (after any blank lines), each line without its trailing whitespace,
+/// joined with spaces; leading whitespace is kept.
+pub fn subject(message: &gix::bstr::BStr) -> String {
+    let lines = message
+        .lines()
+        .map(|line| line.trim_end())
+        .skip_while(|line| line.is_empty())
+        .take_while(|line| !line.is_empty());
+    let mut subject = Vec::new();
+    for line in lines {
+        if !subject.is_empty() {
+            subject.push(b' ');
+        }
+        subject.extend_from_slice(line);
+    }
+    subject.to_str_lossy().into_owned()
+}
+
+/// `input` as seconds since the epoch. A date alone (`2024-05-01`) takes
+/// the current time of day, as git's date parsing does: `since: 2024-05-01`
+/// at 15:00 means from 15:00 that day, not from midnight.
 fn parse_date(input: &str) -> Result<i64, Error> {
-    gix::date::parse(input, Some(gix::date::Zoned::now()))
-        .map(|time| time.seconds)
-        .map_err(|e| {
-            Error::new(format!(
-                "cannot read the date `{input}` ({e}); use a form such as `2024-05-01`, \
-                 `2024-05-01T12:00:00Z` or `2 weeks ago`"
-            ))
+    let now = gix::date::Zoned::now();
+    let time = gix::date::parse(input, Some(now.clone())).map_err(|e| {
+        Error::new(format!(
+            "cannot read the date `{input}` ({e}); use a form such as `2024-05-01`, \
+             `2024-05-01T12:00:00Z` or `2 weeks ago`"
+        ))
+    })?;
+    if !is_date_only(input) {
+        return Ok(time.seconds);
+    }
+    // gix reads a date alone as midnight UTC; git as that day in the local
+    // time zone at the current time of day.
+    let offset = i64::from(now.offset().seconds());
+    let time_of_day = (now.timestamp().as_second() + offset).rem_euclid(86_400);
+    Ok(time.seconds - offset + time_of_day)
+}
+
+/// Whether `input` is a date without a time: `YYYY-MM-DD`.
+fn is_date_only(input: &str) -> bool {
+    let bytes = input.trim().as_bytes();
+    bytes.len() == 10
+        && bytes.iter().enumerate().all(|(index, byte)| match index {
+            4 | 7 => *byte == b'-',
+            _ => byte.is_ascii_digit(),
         })
 }
 
@@ -384,4 +422,28 @@ fn entry_at(commit: &gix::Commit<'_>, path: &BString) -> Result<Option<ObjectId>
         .lookup_entry_by_path(path.to_path_lossy())
         .map_err(|e| fail(&format!("cannot read the tree of {}", commit.id), e))?;
     Ok(entry.map(|entry| entry.object_id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subjects_are_gits_percent_s() {
+        let subject = |text: &str| subject(text.into());
+        assert_eq!(
+            subject("  indented  \nsecond\n\nbody\n"),
+            "  indented second"
+        );
+        assert_eq!(subject("\n\n one\n"), " one");
+        assert_eq!(subject(""), "");
+    }
+
+    #[test]
+    fn only_a_bare_date_takes_the_time_of_day() {
+        assert!(is_date_only("2024-05-01"));
+        assert!(!is_date_only("2024-05-01T12:00:00Z"));
+        assert!(!is_date_only("2 weeks ago"));
+        assert!(!is_date_only("20240501"));
+    }
 }

@@ -48,6 +48,10 @@ pub struct Ref {
     /// Whether this is a remote-tracking branch.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub remote: bool,
+    /// The branch a symbolic ref names, such as `origin/main` for `origin/HEAD` (which
+    /// `git branch -r` shows as `origin/HEAD -> origin/main`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points_to: Option<String>,
 }
 
 /// Runs `git_branches`.
@@ -102,8 +106,13 @@ pub fn git_branches(args: BranchesArgs) -> Result<Output, Error> {
             "  "
         };
         let kind = if branch.remote { "remote " } else { "" };
+        let arrow = branch
+            .points_to
+            .as_deref()
+            .map(|target| format!(" -> {target}"))
+            .unwrap_or_default();
         text.push(&format!(
-            "{marker}{kind}{} {}\n",
+            "{marker}{kind}{}{arrow} {}\n",
             branch.name,
             branch.commit.as_deref().unwrap_or("(unresolved)")
         ));
@@ -138,10 +147,14 @@ fn collect<'r, E: std::error::Error>(
     for reference in refs {
         let mut reference = reference.map_err(|e| fail("cannot read a reference", e))?;
         let name = reference.name().shorten().to_str_lossy().into_owned();
-        // A symbolic ref such as `origin/HEAD` is not a branch of its own.
-        if remote && name.ends_with("/HEAD") {
-            continue;
-        }
+        // A symbolic ref such as `origin/HEAD` is listed with what it
+        // names, as `git branch -r` lists it.
+        let points_to = match reference.target() {
+            gix::refs::TargetRef::Symbolic(target) => {
+                Some(target.shorten().to_str_lossy().into_owned())
+            }
+            gix::refs::TargetRef::Object(_) => None,
+        };
         let commit = reference
             .peel_to_commit()
             .ok()
@@ -150,6 +163,7 @@ fn collect<'r, E: std::error::Error>(
             name,
             commit,
             remote,
+            points_to,
         });
     }
     Ok(())

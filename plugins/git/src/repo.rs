@@ -15,6 +15,19 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 900 * 1024;
 /// Only the repository's own configuration is read: no system, global or
 /// user configuration, and no environment variables.
 pub fn open(repo: Option<&str>) -> Result<gix::Repository, Error> {
+    open_with_drivers(repo).map(|(repo, _)| repo)
+}
+
+/// [`open`], and the configured drivers left out: each as `filter.NAME.clean`
+/// and the like.
+///
+/// Drivers never run in the sandbox (it cannot start processes), and gix
+/// fails a status or diff that needs one it cannot start. So the
+/// repository's filter drivers (`filter.*.clean`, `smudge`, `process`) and
+/// diff drivers (`diff.*.textconv`, `command`) are taken out of its
+/// configuration: contents are compared as stored, as git compares them for
+/// a filter that is not configured and with `--no-textconv`.
+pub fn open_with_drivers(repo: Option<&str>) -> Result<(gix::Repository, Vec<String>), Error> {
     let path = toolcell_sdk::fs::resolve(repo.unwrap_or("."))?;
     if let Err(error) = std::fs::metadata(&path) {
         return Err(Error::io(&path, error));
@@ -37,6 +50,7 @@ pub fn open(repo: Option<&str>) -> Result<gix::Repository, Error> {
     ]);
     let mut repo =
         gix::open_opts(&path, options).map_err(|error| not_a_repository(&path, &error))?;
+    let drivers = drop_drivers(&mut repo)?;
     // Commits and trees are read over and over by walks, diffs and blame.
     repo.object_cache_size_if_unset(16 * 1024 * 1024);
     // Decoded delta bases: without them every object at the end of a delta
@@ -47,7 +61,71 @@ pub fn open(repo: Option<&str>) -> Result<gix::Repository, Error> {
             24 * 1024 * 1024,
         ))
     });
-    Ok(repo)
+    Ok((repo, drivers))
+}
+
+/// Removes the driver commands from `repo`'s configuration (in memory);
+/// returns the keys removed.
+fn drop_drivers(repo: &mut gix::Repository) -> Result<Vec<String>, Error> {
+    const KEYS: [(&str, &[&str]); 2] = [
+        ("filter", &["clean", "smudge", "process"]),
+        ("diff", &["textconv", "command"]),
+    ];
+    let has_drivers = KEYS.iter().any(|(section, keys)| {
+        repo.config_snapshot()
+            .plumbing()
+            .sections_by_name(section)
+            .into_iter()
+            .flatten()
+            .any(|found| keys.iter().any(|key| found.value(key).is_some()))
+    });
+    if !has_drivers {
+        return Ok(Vec::new());
+    }
+    let mut dropped = Vec::new();
+    let mut config = repo.config_snapshot_mut();
+    for (name, keys) in KEYS {
+        let ids: Vec<_> = config
+            .sections_and_ids_by_name(name)
+            .into_iter()
+            .flatten()
+            .map(|(_, id)| id)
+            .collect();
+        for id in ids {
+            let Some(mut section) = config.section_mut_by_id(id) else {
+                continue;
+            };
+            let subsection = section
+                .header()
+                .subsection_name()
+                .map(|name| name.to_str_lossy().into_owned())
+                .unwrap_or_default();
+            for key in keys {
+                while section.remove(key).is_some() {
+                    let entry = format!("{name}.{subsection}.{key}");
+                    if !dropped.contains(&entry) {
+                        dropped.push(entry);
+                    }
+                }
+            }
+        }
+    }
+    config
+        .commit()
+        .map_err(|e| fail("cannot set the repository's configuration aside", e))?;
+    Ok(dropped)
+}
+
+/// A note for results that compare contents in a repository whose
+/// configuration names drivers (see [`open_with_drivers`]).
+pub fn drivers_note(drivers: &[String]) -> Option<String> {
+    (!drivers.is_empty()).then(|| {
+        format!(
+            "(not run: {}; the sandbox runs no filter or diff drivers, so contents are compared \
+             as stored, as git does with `--no-textconv` and for a filter that is not configured)",
+            drivers.join(", ")
+        )
+    })
 }
 
 fn not_a_repository(path: &Path, error: &dyn std::fmt::Display) -> Error {
@@ -65,6 +143,14 @@ fn not_a_repository(path: &Path, error: &dyn std::fmt::Display) -> Error {
 
 /// The commit `rev` names (a tag is peeled to its commit).
 pub fn commit<'r>(repo: &'r gix::Repository, rev: &str) -> Result<gix::Commit<'r>, Error> {
+    let object = object(repo, rev)?;
+    object
+        .peel_to_commit()
+        .map_err(|e| fail(&format!("`{rev}` does not name a commit"), e))
+}
+
+/// The object `rev` names, not peeled.
+pub fn object<'r>(repo: &'r gix::Repository, rev: &str) -> Result<gix::Object<'r>, Error> {
     let id = repo.rev_parse_single(rev).map_err(|e| {
         if rev == "HEAD" && repo.head().is_ok_and(|head| head.is_unborn()) {
             return Error::new("the repository has no commits yet (HEAD is an unborn branch)");
@@ -74,12 +160,8 @@ pub fn commit<'r>(repo: &'r gix::Repository, rev: &str) -> Result<gix::Commit<'r
             e,
         )
     })?;
-    let object = id
-        .object()
-        .map_err(|e| fail(&format!("cannot read `{rev}`{}", borrowed(repo)), e))?;
-    object
-        .peel_to_commit()
-        .map_err(|e| fail(&format!("`{rev}` does not name a commit"), e))
+    id.object()
+        .map_err(|e| fail(&format!("cannot read `{rev}`{}", borrowed(repo)), e))
 }
 
 /// A note for errors about missing objects when the repository borrows

@@ -26,13 +26,62 @@ pub struct ShowArgs {
 /// Runs `git_show`.
 pub fn git_show(args: ShowArgs) -> Result<Output, Error> {
     let repo = repo::open(args.repo.as_deref())?;
-    let commit = repo::commit(&repo, &args.rev)?;
     let max = repo::max_output_bytes() / 2;
     if let Some(path) = &args.path {
+        let commit = repo::commit(&repo, &args.rev)?;
         return show_path(&repo, &commit, &args.rev, path, max);
     }
-    let info = log::describe(&commit, true)?;
     let mut text = Text::new(max);
+    // Annotated tags first, as `git show` prints them, down to what they
+    // name: a commit, or a blob or tree shown as such.
+    let mut object = repo::object(&repo, &args.rev)?;
+    while object.kind == gix::object::Kind::Tag {
+        let tag = object.into_tag();
+        let decoded = tag
+            .decode()
+            .map_err(|e| fail(&format!("cannot read the tag `{}`", args.rev), e))?;
+        text.push(&format!("tag {}\n", decoded.name.to_str_lossy()));
+        if let Ok(Some(tagger)) = decoded.tagger() {
+            let date = tagger
+                .time()
+                .map(|time| repo::iso_time(&time))
+                .unwrap_or_default();
+            text.push(&format!(
+                "Tagger: {} <{}>\nDate:   {date}\n",
+                tagger.name.to_str_lossy(),
+                tagger.email.to_str_lossy()
+            ));
+        }
+        text.push(&format!(
+            "\n{}\n",
+            decoded.message.to_str_lossy().trim_end()
+        ));
+        let target = decoded.target();
+        object = repo
+            .find_object(target)
+            .map_err(|e| fail(&format!("cannot read the object {target}"), e))?;
+    }
+    match object.kind {
+        gix::object::Kind::Blob => {
+            let data = object.detach().data;
+            let name = format!("`{}`", args.rev);
+            let shown = show_blob(&name, &data, max.saturating_sub(text.len()));
+            return Ok(Output::text(text.finish("") + &shown));
+        }
+        gix::object::Kind::Tree => {
+            let tree = object.into_tree();
+            let listing = list_tree(&tree, &args.rev, max.saturating_sub(text.len()))?;
+            return Ok(Output::text(text.finish("") + &listing));
+        }
+        _ => {}
+    }
+    if !text.is_empty() {
+        text.push("\n");
+    }
+    let commit = object
+        .try_into_commit()
+        .map_err(|e| fail(&format!("`{}` does not name a commit", args.rev), e))?;
+    let info = log::describe(&commit, true)?;
     text.push(&format!("commit {}\n", info.id));
     if info.parents.len() > 1 {
         text.push(&format!("Merge: {}\n", info.parents.join(" ")));
@@ -119,15 +168,25 @@ fn show_path(
         let _ = object;
         return Ok(Output::text(list_tree(&tree, "", max)?));
     }
-    if diff::is_binary(&object) {
-        return Ok(Output::text(format!(
-            "`{rela}` at `{rev}` is a binary file of {} bytes; not shown\n",
+    Ok(Output::text(show_blob(
+        &format!("`{rela}` at `{rev}`"),
+        &object,
+        max,
+    )))
+}
+
+/// A blob's contents as text, up to `max` bytes; a binary one (`name` says
+/// what it is) described instead.
+fn show_blob(name: &str, object: &[u8], max: usize) -> String {
+    if diff::is_binary(object) {
+        return format!(
+            "{name} is a binary file of {} bytes; not shown\n",
             object.len()
-        )));
+        );
     }
-    let contents = String::from_utf8_lossy(&object);
+    let contents = String::from_utf8_lossy(object);
     if contents.len() <= max {
-        return Ok(Output::text(contents.into_owned()));
+        return contents.into_owned();
     }
     let mut end = max;
     while !contents.is_char_boundary(end) {
@@ -135,10 +194,10 @@ fn show_path(
     }
     let shown = &contents[..end];
     let lines = shown.lines().count();
-    Ok(Output::text(format!(
+    format!(
         "{shown}\n(output cap reached: the first {end} of {} bytes, {lines} lines, are shown)\n",
         contents.len()
-    )))
+    )
 }
 
 fn list_tree(tree: &gix::Tree<'_>, prefix: &str, max: usize) -> Result<String, Error> {

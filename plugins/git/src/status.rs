@@ -56,6 +56,10 @@ pub struct StatusReport {
     pub conflicted: Vec<String>,
     /// Whether some paths were left out to stay under the output cap.
     pub truncated: bool,
+    /// Filter and diff drivers the repository's configuration names, which were not run
+    /// (`filter.NAME.clean`, ...): the working tree was compared as stored.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drivers_not_run: Vec<String>,
 }
 
 /// The upstream of the current branch.
@@ -178,7 +182,7 @@ fn index_is_tree(repo: &gix::Repository, tree: Option<ObjectId>) -> bool {
 
 /// Runs `git_status`.
 pub fn git_status(args: StatusArgs) -> Result<Output, Error> {
-    let repo = repo::open(args.repo.as_deref())?;
+    let (repo, drivers) = repo::open_with_drivers(args.repo.as_deref())?;
     let head = repo.head().map_err(|e| fail("cannot read HEAD", e))?;
     let branch = head
         .referent_name()
@@ -198,6 +202,7 @@ pub fn git_status(args: StatusArgs) -> Result<Output, Error> {
         untracked: Vec::new(),
         conflicted: Vec::new(),
         truncated: false,
+        drivers_not_run: drivers,
     };
     let mut conflicted = HashSet::new();
     for item in items(&repo, args.untracked, None, None, true, true)? {
@@ -321,6 +326,10 @@ fn render(report: &StatusReport) -> String {
     if report.truncated {
         text.push("(output cap reached: some paths are left out)\n");
     }
+    if let Some(note) = repo::drivers_note(&report.drivers_not_run) {
+        text.push(&note);
+        text.push("\n");
+    }
     text.finish("(output cap reached; the structured content has every path)")
 }
 
@@ -349,27 +358,101 @@ fn upstream(
     let Ok(theirs) = reference.peel_to_id() else {
         return Ok(None);
     };
-    let ours = reachable(repo, head)?;
-    let theirs = reachable(repo, theirs.detach())?;
+    let (ahead, behind) = ahead_behind(repo, head, theirs.detach()).map_err(|e| {
+        fail(
+            "cannot count the commits ahead of and behind the upstream",
+            e,
+        )
+    })?;
     Ok(Some(Upstream {
         name: tracking.as_ref().shorten().to_str_lossy().into_owned(),
-        ahead: ours.difference(&theirs).count() as u64,
-        behind: theirs.difference(&ours).count() as u64,
+        ahead,
+        behind,
     }))
 }
 
-/// Every commit reachable from `tip` (that the repository has).
-fn reachable(repo: &gix::Repository, tip: ObjectId) -> Result<HashSet<ObjectId>, Error> {
-    let mut seen = HashSet::new();
-    let mut stack = vec![tip];
-    while let Some(id) = stack.pop() {
-        if !seen.insert(id) {
-            continue;
+/// Reached from HEAD.
+const OURS: u8 = 1;
+/// Reached from the upstream.
+const THEIRS: u8 = 2;
+const BOTH: u8 = OURS | THEIRS;
+/// Put in the queue (once, ever).
+const QUEUED: u8 = 4;
+/// Taken out of the queue.
+const DONE: u8 = 8;
+
+/// How many commits `ours` has that `theirs` lacks, and the reverse, by
+/// git's own walk (`ahead_behind()` in commit-reach.c): commits are taken
+/// newest first (by generation number from the commit-graph file when it
+/// has them, then by commit date), each marked with the tips that reach
+/// it, and the walk stops as soon as every commit still queued is reached
+/// from both: at the merge bases, never below them. Equal tips cost no walk
+/// at all.
+fn ahead_behind(
+    repo: &gix::Repository,
+    ours: ObjectId,
+    theirs: ObjectId,
+) -> Result<(u64, u64), gix::Error> {
+    if ours == theirs {
+        return Ok((0, 0));
+    }
+    // A missing or unreadable commit-graph only makes the walk slower.
+    let cache = repo.commit_graph_if_enabled().ok().flatten();
+    let mut graph = repo.revision_graph::<gix::revwalk::graph::Commit<u8>>(cache.as_ref());
+    let mut queue = gix::revwalk::PriorityQueue::new();
+    // Queued commits not yet reached from both tips: the walk goes on
+    // while there is one.
+    let mut live = 0usize;
+    for (tip, side) in [(ours, OURS), (theirs, THEIRS)] {
+        if let Some(commit) = graph.get_or_insert_full_commit(tip, |commit| commit.data |= side)?
+            && commit.data & QUEUED == 0
+        {
+            commit.data |= QUEUED;
+            queue.insert(key(commit), tip);
+            live += 1;
         }
-        let Ok(commit) = repo.find_commit(id) else {
+    }
+    let (mut ahead, mut behind) = (0, 0);
+    while live > 0 {
+        let Some(id) = queue.pop_value() else {
+            break;
+        };
+        let Some(commit) = graph.get_mut(&id) else {
             continue;
         };
-        stack.extend(commit.parent_ids().map(|id| id.detach()));
+        commit.data |= DONE;
+        let side = commit.data & BOTH;
+        match side {
+            OURS => ahead += 1,
+            THEIRS => behind += 1,
+            _ => {}
+        }
+        if side != BOTH {
+            live -= 1;
+        }
+        for parent in commit.parents.clone() {
+            // A parent the repository lacks (a shallow clone) ends the line.
+            graph.get_or_insert_full_commit(parent, |commit| {
+                let before = commit.data;
+                commit.data |= side;
+                if before & QUEUED == 0 {
+                    commit.data |= QUEUED;
+                    queue.insert(key(commit), parent);
+                    if side != BOTH {
+                        live += 1;
+                    }
+                } else if before & DONE == 0 && before & BOTH != BOTH && commit.data & BOTH == BOTH
+                {
+                    live -= 1;
+                }
+            })?;
+        }
     }
-    Ok(seen)
+    Ok((ahead, behind))
+}
+
+/// The walk's order: generation number (unknown counts as newest, as git
+/// counts it), then commit date.
+fn key(commit: &gix::revwalk::graph::Commit<u8>) -> (u32, i64) {
+    (commit.generation.unwrap_or(u32::MAX), commit.commit_time)
 }
