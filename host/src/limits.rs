@@ -106,8 +106,9 @@ caps! {
     /// How often a followed resource is read again to see whether it changed.
     WATCH_INTERVAL: Duration = Duration::from_secs(2);
     /// The longest wait between reads of a followed resource that cannot be
-    /// read (over the output cap, failing, timing out): the wait doubles
-    /// from [`WATCH_INTERVAL`] after each failed read, up to this.
+    /// read (over the output cap, failing, timing out) and is not a file the
+    /// host can look at: the wait doubles from [`WATCH_INTERVAL`] after each
+    /// failed read, up to this. (A file is read again when it changes.)
     WATCH_BACKOFF_MAX: Duration = Duration::from_secs(64);
 
     /// The longest JSON-RPC line read from stdin.

@@ -25,3 +25,4 @@ pub mod plugin;
 pub mod sandbox;
 pub mod spec;
 pub mod toolbox;
+pub mod watch;

@@ -11,8 +11,10 @@
 //! (`max_subscriptions`) and the process's (`max_followed_resources`
 //! distinct resources, [`MAX_FOLLOWS`] follows); dropping it gives them
 //! back, and the last follow of a resource stops its reading. A resource
-//! whose read fails (over the output cap, say) is read again less and less
-//! often, up to [`WATCH_BACKOFF_MAX`] apart, until a read succeeds.
+//! whose read fails (over the output cap, say) is not read again until it
+//! changes: when it is a file beneath one of its plugin's mounts, until its
+//! size or modification time changes ([`file_fingerprint`]); otherwise less
+//! and less often, up to [`WATCH_BACKOFF_MAX`] apart, until a read succeeds.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -31,6 +33,7 @@ use super::resources::{failure_error, read};
 use crate::config::Subscriptions;
 use crate::limits::{MAX_FOLLOWS, WATCH_BACKOFF_MAX, WATCH_INTERVAL};
 use crate::runtime::offerings::Failure;
+use crate::runtime::watch::{Fingerprint, file_fingerprint};
 
 /// A digest of a resource's contents as `resources/read` returns them;
 /// `None` when no plugin serves it (or it could not be read when first
@@ -274,6 +277,20 @@ impl Server {
         }
     }
 
+    /// The size and modification time of the file `uri` names, when it is a
+    /// `file://` URI beneath a mount of the plugin that would read it.
+    async fn fingerprint_of(&self, uri: &str) -> Option<Fingerprint> {
+        let toolbox = self.toolbox().await.ok()?;
+        let plugin = toolbox.readers(uri).into_iter().next()?;
+        let uri = uri.to_owned();
+        // A stat may block (a hung network file system): not on a runtime
+        // worker.
+        tokio::task::spawn_blocking(move || file_fingerprint(&plugin.grants().mounts, &uri))
+            .await
+            .ok()
+            .flatten()
+    }
+
     /// A digest of the contents of `uri`, read as `resources/read` reads it;
     /// `None` when no plugin serves it.
     pub(super) async fn digest_of(
@@ -505,19 +522,28 @@ async fn forward(
 
 /// Reads a followed resource every [`WATCH_INTERVAL`] and publishes its
 /// digest, until its last follower goes (which aborts this task) or the
-/// server stops. After a read that fails, the wait doubles, up to
-/// [`WATCH_BACKOFF_MAX`]: a resource that cannot be served (too large for
-/// the output cap, say) is not read in full every interval.
+/// server stops. A resource that cannot be served (too large for the output
+/// cap, say) is not read in full every interval: after a read that fails,
+/// a file beneath its plugin's mounts is read again only once its size or
+/// modification time changes; anything else waits twice as long after each
+/// failure, up to [`WATCH_BACKOFF_MAX`].
 async fn watch_resource(reader: Server, uri: String, digest: watch::Sender<Digest>) {
     let mut wait = WATCH_INTERVAL;
+    // The file as it was before the last read, when that read failed.
+    let mut failed_at: Option<Fingerprint> = None;
     loop {
         tokio::select! {
             () = tokio::time::sleep(wait) => {}
             () = reader.stopping.cancelled() => return,
         }
+        let before = reader.fingerprint_of(&uri).await;
+        if failed_at.is_some() && before == failed_at {
+            continue;
+        }
         match reader.digest_of(&uri, CancellationToken::new()).await {
             Ok(now) => {
                 wait = WATCH_INTERVAL;
+                failed_at = None;
                 digest.send_if_modified(|digest| {
                     let changed = *digest != now;
                     *digest = now;
@@ -525,10 +551,16 @@ async fn watch_resource(reader: Server, uri: String, digest: watch::Sender<Diges
                 });
             }
             Err(error) => {
-                wait = (wait * 2).min(WATCH_BACKOFF_MAX);
+                failed_at = before;
+                wait = if failed_at.is_some() {
+                    WATCH_INTERVAL
+                } else {
+                    (wait * 2).min(WATCH_BACKOFF_MAX)
+                };
                 tracing::debug!(
                     uri,
-                    next_read_in_s = wait.as_secs(),
+                    until_it_changes = failed_at.is_some(),
+                    next_look_in_s = wait.as_secs(),
                     "cannot read a followed resource: {}",
                     error.message
                 );
