@@ -3,7 +3,7 @@
 //! [`Sessions`] is the rmcp `SessionManager` behind the HTTP endpoint. rmcp's
 //! `LocalSessionManager` still runs each session (its worker routes every
 //! message to a stream); `Sessions` keeps what is sent on each SSE stream in a
-//! [`Log`]: a request's stream (its progress notifications, then its
+//! [`Log`](replay::Log): a request's stream (its progress notifications, then its
 //! response) and the session's `GET` stream. A pump task per stream moves
 //! each message from rmcp into the log as soon as it is sent, and every HTTP
 //! response is a reader task that forwards the log to its connection. So a
@@ -20,12 +20,13 @@
 //! an id, the `retry` hint and no data. A stream is resumed only within the
 //! session it belongs to.
 //!
-//! Memory is bounded: a log holds the last [`MAX_EVENTS`] events of its
+//! Memory is bounded (the logs are in [`replay`]): a log holds the last
+//! [`MAX_EVENTS`](crate::limits::MAX_EVENTS) events of its
 //! stream (when more pile up, the oldest notifications go; a response is the
 //! last event, so it stays), a log whose stream has ended is kept for
 //! [`KEEP_ENDED`] and at most [`MAX_ENDED`] of them per session, and a
 //! session's logs go when the session ends. Every log's events count against
-//! one [`Budget`] of bytes for the whole server: past it, the logs of ended
+//! one [`Budget`](replay::Budget) of bytes for the whole server: past it, the logs of ended
 //! streams go, oldest first whatever their session, then the stream that is
 //! growing drops its oldest events.
 //!
@@ -35,27 +36,27 @@
 //! reading one of its streams. The server's own messages do not count, so a
 //! session that is sent notifications but never read ends all the same.
 
-use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
-use rmcp::transport::common::server_side_http::session_id as random_id;
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError, SessionTransport,
 };
 use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
 };
-use tokio::sync::{mpsc, watch};
 use tokio::time::Instant;
-use tokio_stream::wrappers::ReceiverStream;
-use tokio_stream::{Stream, StreamExt};
+use tokio_stream::Stream;
+
+mod replay;
+
+use replay::{Registry, SessionLogs, read};
 
 use crate::limits::{
     DEFAULT_MAX_SESSIONS, DEFAULT_REPLAY_BUDGET_MB, DEFAULT_SESSION_IDLE_SECS, KEEP_ENDED,
-    MAX_ENDED, MAX_EVENTS,
+    MAX_ENDED,
 };
 
 /// How long a client waits before reconnecting a dropped stream (the SSE
@@ -357,391 +358,6 @@ impl SessionManager for Sessions {
     }
 }
 
-/// The logs of every session.
-struct Registry {
-    sessions: Mutex<HashMap<SessionId, SessionLogs>>,
-    /// What every log's events may add up to.
-    budget: Arc<Budget>,
-    /// [`KEEP_ENDED`], but for tests.
-    keep_ended: Duration,
-    /// [`MAX_ENDED`], but for tests.
-    max_ended: usize,
-}
-
-impl Default for Registry {
-    fn default() -> Registry {
-        Registry::new(mib(DEFAULT_REPLAY_BUDGET_MB))
-    }
-}
-
-/// The bytes of JSON the logs hold, server-wide, and how many they may.
-struct Budget {
-    limit: usize,
-    used: AtomicUsize,
-}
-
-impl Budget {
-    fn new(limit: usize) -> Arc<Budget> {
-        Arc::new(Budget {
-            limit,
-            used: AtomicUsize::new(0),
-        })
-    }
-
-    fn over(&self) -> bool {
-        self.used.load(Ordering::Acquire) > self.limit
-    }
-}
-
-#[derive(Default)]
-struct SessionLogs {
-    /// When the client was last active; whether a stream is connected.
-    activity: Arc<Activity>,
-    logs: HashMap<Arc<str>, Arc<Log>>,
-    /// Logs whose stream has ended, oldest first: when each is to go, and
-    /// its key.
-    ended: VecDeque<(Instant, Arc<str>)>,
-    /// A task is waiting to drop the `ended` logs whose time has come.
-    sweeping: bool,
-    /// The log of the session's `GET` stream, once a client has opened it.
-    /// The async lock keeps two first `GET`s from both opening rmcp's stream.
-    standalone: Arc<tokio::sync::Mutex<Option<Arc<Log>>>>,
-}
-
-impl Registry {
-    fn new(replay_budget: usize) -> Registry {
-        Registry {
-            sessions: Mutex::default(),
-            budget: Budget::new(replay_budget),
-            keep_ended: KEEP_ENDED,
-            max_ended: MAX_ENDED,
-        }
-    }
-
-    /// Brings the logs back within the budget after `growing` took more:
-    /// the logs of ended streams go first, the oldest whatever their
-    /// session; then `growing` drops its oldest events, down to its last.
-    fn keep_to_budget(&self, growing: &Log) {
-        while self.budget.over() {
-            if !self.drop_oldest_ended() && !growing.drop_oldest() {
-                return;
-            }
-        }
-    }
-
-    /// Drops the log of the stream that ended first, of any session;
-    /// `false` if no ended stream is kept.
-    fn drop_oldest_ended(&self) -> bool {
-        let dropped = {
-            let mut sessions = lock(&self.sessions);
-            let oldest = sessions
-                .iter()
-                .filter_map(|(id, session)| session.ended.front().map(|(due, _)| (*due, id)))
-                .min_by_key(|(due, _)| *due)
-                .map(|(_, id)| id.clone());
-            let Some(session) = oldest.and_then(|id| sessions.get_mut(&id)) else {
-                return false;
-            };
-            let key = session.ended.pop_front().map(|(_, key)| key);
-            key.and_then(|key| session.logs.remove(&key))
-        };
-        if let Some(log) = dropped {
-            tracing::debug!(stream = %log.key, "the replay budget is spent: an ended stream's log goes");
-        }
-        true
-    }
-
-    /// A log for `source`, one of session `id`'s streams, filled by a task
-    /// of its own.
-    fn open(
-        self: &Arc<Registry>,
-        id: &SessionId,
-        source: impl Stream<Item = ServerSseMessage> + Send + 'static,
-    ) -> Arc<Log> {
-        let log = Log::new(MAX_EVENTS, self.budget.clone());
-        // A session that has just ended gets no entry back: its stream still
-        // works, but cannot be resumed.
-        if let Some(session) = lock(&self.sessions).get_mut(id) {
-            session.logs.insert(log.key.clone(), log.clone());
-        }
-        tokio::spawn(pump(log.clone(), source, self.clone(), id.clone()));
-        log
-    }
-
-    /// Notes that a log's stream has ended: the log goes after
-    /// [`KEEP_ENDED`], or sooner if more than [`MAX_ENDED`] have ended since.
-    fn ended(self: &Arc<Registry>, id: &SessionId, key: Arc<str>) {
-        let mut sessions = lock(&self.sessions);
-        let Some(session) = sessions.get_mut(id) else {
-            return;
-        };
-        session
-            .ended
-            .push_back((Instant::now() + self.keep_ended, key));
-        while session.ended.len() > self.max_ended {
-            if let Some((_, oldest)) = session.ended.pop_front() {
-                session.logs.remove(&oldest);
-            }
-        }
-        if !session.sweeping {
-            session.sweeping = true;
-            tokio::spawn(sweep(self.clone(), id.clone()));
-        }
-    }
-}
-
-/// Drops session `id`'s ended logs as their time comes; returns when none
-/// is left, or the session has ended. One task per session at most, rather
-/// than one waiting per stream.
-async fn sweep(registry: Arc<Registry>, id: SessionId) {
-    loop {
-        let next = {
-            let mut sessions = lock(&registry.sessions);
-            let Some(session) = sessions.get_mut(&id) else {
-                return;
-            };
-            let now = Instant::now();
-            while let Some((due, _)) = session.ended.front()
-                && *due <= now
-            {
-                if let Some((_, key)) = session.ended.pop_front() {
-                    session.logs.remove(&key);
-                }
-            }
-            match session.ended.front() {
-                Some((due, _)) => *due,
-                None => {
-                    session.sweeping = false;
-                    return;
-                }
-            }
-        };
-        tokio::time::sleep_until(next).await;
-    }
-}
-
-/// Moves what rmcp sends on one stream into `log` until the stream ends.
-async fn pump(
-    log: Arc<Log>,
-    source: impl Stream<Item = ServerSseMessage> + Send,
-    registry: Arc<Registry>,
-    session: SessionId,
-) {
-    let mut source = std::pin::pin!(source);
-    while let Some(event) = source.next().await {
-        // An event without a message is a priming event; readers send their own.
-        if event.message.is_some() {
-            log.push(event);
-            registry.keep_to_budget(&log);
-        }
-    }
-    log.end();
-    tracing::debug!(stream = %log.key, "SSE stream ended; its log is kept for resumption");
-    registry.ended(&session, log.key.clone());
-}
-
-/// A connection's view of `log`: a priming event, then the log's events from
-/// number `from` on (by default, from the first one no connection has taken),
-/// until the stream ends. A later reader of the same log replaces this one,
-/// which then gets nothing more (MCP sends each message on one stream only)
-/// but stays open until the stream ends.
-///
-/// `connected`, held until the connection goes, keeps the session from
-/// expiring meanwhile.
-fn read(
-    log: Arc<Log>,
-    from: Option<u64>,
-    connected: Option<Connected>,
-) -> ReceiverStream<ServerSseMessage> {
-    let (reader, mut next) = log.attach(from);
-    let (tx, rx) = mpsc::channel(READER_BUFFER);
-    tokio::spawn(async move {
-        let _connected = connected;
-        let mut changed = log.changed.subscribe();
-        if tx
-            .send(ServerSseMessage::priming(log.id(next), RETRY))
-            .await
-            .is_err()
-        {
-            return;
-        }
-        loop {
-            match log.next(reader, &mut next) {
-                Next::Event(event) => {
-                    if tx.send(event).await.is_err() {
-                        return;
-                    }
-                }
-                Next::End => return,
-                Next::Wait => {
-                    tokio::select! {
-                        changed = changed.changed() => if changed.is_err() { return },
-                        () = tx.closed() => return,
-                    }
-                }
-            }
-        }
-    });
-    ReceiverStream::new(rx)
-}
-
-/// The events of one SSE stream, numbered from 0, and which reader gets them.
-struct Log {
-    key: Arc<str>,
-    max_events: usize,
-    /// Charged for every event kept, refunded as each goes.
-    budget: Arc<Budget>,
-    state: Mutex<LogState>,
-    /// Touched on every change, to wake readers.
-    changed: watch::Sender<()>,
-}
-
-#[derive(Default)]
-struct LogState {
-    /// The events kept, each with its id and its size in bytes.
-    events: VecDeque<(ServerSseMessage, usize)>,
-    /// The sizes of `events`, added up.
-    bytes: usize,
-    /// The number of `events[0]`.
-    first: u64,
-    /// No more events will come.
-    ended: bool,
-    /// The reader that gets events; readers are numbered from 1.
-    reader: u64,
-    /// One past the last event a reader has taken.
-    taken: u64,
-}
-
-/// What a reader does next.
-enum Next {
-    Event(ServerSseMessage),
-    Wait,
-    End,
-}
-
-impl Log {
-    fn new(max_events: usize, budget: Arc<Budget>) -> Arc<Log> {
-        Arc::new(Log {
-            // A UUID v4: 122 random bits.
-            key: random_id(),
-            max_events: max_events.max(1),
-            budget,
-            state: Mutex::default(),
-            changed: watch::Sender::new(()),
-        })
-    }
-
-    /// The id of the point after the stream's first `seen` events.
-    fn id(&self, seen: u64) -> String {
-        format!("{}/{seen}", self.key)
-    }
-
-    fn push(&self, mut event: ServerSseMessage) {
-        let size = size_of(&event);
-        {
-            let mut state = lock(&self.state);
-            let number = state.first + state.events.len() as u64;
-            event.event_id = Some(self.id(number + 1));
-            state.events.push_back((event, size));
-            state.bytes += size;
-            self.budget.used.fetch_add(size, Ordering::AcqRel);
-            if state.events.len() > self.max_events {
-                self.pop_front(&mut state);
-            }
-        }
-        self.changed.send_replace(());
-    }
-
-    /// Drops the oldest event if another is kept after it.
-    fn drop_oldest(&self) -> bool {
-        let mut state = lock(&self.state);
-        if state.events.len() < 2 {
-            return false;
-        }
-        self.pop_front(&mut state);
-        true
-    }
-
-    fn pop_front(&self, state: &mut LogState) {
-        if let Some((_, size)) = state.events.pop_front() {
-            state.first += 1;
-            state.bytes -= size;
-            self.budget.used.fetch_sub(size, Ordering::AcqRel);
-        }
-    }
-
-    fn end(&self) {
-        lock(&self.state).ended = true;
-        self.changed.send_replace(());
-    }
-
-    /// Makes a new reader the one that gets events, starting at event
-    /// `from` (where the readers so far stopped if `None`). Returns the
-    /// reader's number and its first event's.
-    fn attach(&self, from: Option<u64>) -> (u64, u64) {
-        let attached = {
-            let mut state = lock(&self.state);
-            state.reader += 1;
-            let end = state.first + state.events.len() as u64;
-            (state.reader, from.unwrap_or(state.taken).min(end))
-        };
-        self.changed.send_replace(());
-        attached
-    }
-
-    /// What reader `reader`, whose next event is number `next`, does now.
-    fn next(&self, reader: u64, next: &mut u64) -> Next {
-        let mut state = lock(&self.state);
-        if reader == state.reader {
-            if *next < state.first {
-                tracing::debug!(
-                    stream = %self.key,
-                    missed = state.first - *next,
-                    "a resumed stream skips events no longer kept"
-                );
-                *next = state.first;
-            }
-            let index = usize::try_from(*next - state.first).unwrap_or(usize::MAX);
-            if let Some((event, _)) = state.events.get(index).cloned() {
-                *next += 1;
-                state.taken = state.taken.max(*next);
-                return Next::Event(event);
-            }
-        }
-        if state.ended { Next::End } else { Next::Wait }
-    }
-}
-
-impl Drop for Log {
-    fn drop(&mut self) {
-        let bytes = lock(&self.state).bytes;
-        self.budget.used.fetch_sub(bytes, Ordering::AcqRel);
-    }
-}
-
-/// What `event` costs the budget: its message as JSON, plus a little for its
-/// id and framing.
-fn size_of(event: &ServerSseMessage) -> usize {
-    /// Counts what is written, keeping none of it.
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 += bytes.len();
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut count = Count(64);
-    if let Some(message) = &event.message {
-        // Writing to a counter fails only if the message cannot be
-        // serialised, and then rmcp cannot send it either.
-        let _ = serde_json::to_writer(&mut count, &**message);
-    }
-    count.0
-}
-
 /// Locks `mutex`; a panic while it was held leaves consistent data here
 /// (every update is a single step), so poisoning is ignored.
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -754,6 +370,10 @@ mod tests {
         NumberOrString, ProgressNotificationParam, ProgressToken, ServerNotification,
     };
 
+    use tokio_stream::StreamExt;
+    use tokio_stream::wrappers::ReceiverStream;
+
+    use super::replay::{Budget, Log, size_of};
     use super::*;
 
     fn progress(n: u32) -> ServerSseMessage {
