@@ -30,7 +30,9 @@ pub struct Fingerprint {
 /// matching guest path, as the guest would resolve it), and the file can be
 /// looked at there. `None` otherwise.
 pub fn file_fingerprint(mounts: &[Mount], uri: &str) -> Option<Fingerprint> {
-    let path = percent_decode(uri.strip_prefix("file://")?)?;
+    let path = percent_encoding::percent_decode_str(uri.strip_prefix("file://")?)
+        .decode_utf8()
+        .ok()?;
     let (mount, rest) = mounts
         .iter()
         .filter_map(|mount| {
@@ -53,25 +55,6 @@ pub fn file_fingerprint(mounts: &[Mount], uri: &str) -> Option<Fingerprint> {
         len: meta.len(),
         modified: meta.modified().ok(),
     })
-}
-
-/// `text` with each `%XX` escape replaced by its byte; `None` for a broken
-/// escape or bytes that are not UTF-8.
-fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut at = 0;
-    while at < bytes.len() {
-        if bytes[at] == b'%' {
-            let hex = text.get(at + 1..at + 3)?;
-            decoded.push(u8::from_str_radix(hex, 16).ok()?);
-            at += 3;
-        } else {
-            decoded.push(bytes[at]);
-            at += 1;
-        }
-    }
-    String::from_utf8(decoded).ok()
 }
 
 #[cfg(all(test, unix))]
