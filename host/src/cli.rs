@@ -19,6 +19,7 @@ pub mod check;
 pub mod inspect;
 mod logging;
 pub mod new;
+pub mod pull;
 pub mod serve;
 pub mod tools;
 
@@ -71,6 +72,22 @@ pub struct Common {
 /// where calls get their directories when the configuration leaves it open
 /// (see [`config::choose`]).
 pub fn load_config(common: &Common) -> Result<(Config, MountPolicy)> {
+    load_config_with(common, &[])
+}
+
+/// [`load_config`], with the plugins of the configuration's drop folders and
+/// of `extra_dirs` (canonical) added; each drop-in refused is logged as an
+/// ERROR naming its file, and the rest serve.
+pub fn load_config_with(common: &Common, extra_dirs: &[PathBuf]) -> Result<(Config, MountPolicy)> {
+    let (config, policy) = validated_config(common)?;
+    let (config, refused) = config.with_dropins(extra_dirs);
+    for refusal in refused {
+        tracing::error!("drop-in refused: {refusal}");
+    }
+    Ok((config, policy))
+}
+
+fn validated_config(common: &Common) -> Result<(Config, MountPolicy)> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let home = dirs::home_dir();
     let choice = Choice {
@@ -128,17 +145,31 @@ fn log_mounts(config: &Config, policy: &MountPolicy) {
 
 /// Loads every plugin of `config`, with the compile cache `common` names.
 pub fn load_toolbox(common: &Common, config: &Config) -> Result<Arc<Toolbox>> {
+    load_toolbox_in(&new_engine(common, config)?, config)
+}
+
+/// An engine sized for `config`, with the compile cache `common` names.
+pub fn new_engine(common: &Common, config: &Config) -> Result<Arc<Engine>> {
     let cache_dir = if common.no_cache {
         None
     } else {
         common.cache_dir.clone().or_else(engine::default_cache_dir)
     };
+    // Plugins from registries are cached under the same directory, even with --no-cache (which
+    // is about compiled code).
+    if let Some(dir) = common.cache_dir.clone().or_else(engine::default_cache_dir) {
+        toolcell::runtime::oci::set_cache_dir(dir);
+    }
     let descriptors = engine::raise_descriptor_limit();
-    let engine = Arc::new(Engine::new(
+    Ok(Arc::new(Engine::new(
         cache_dir,
         toolbox::capacity(config, descriptors),
-    )?);
-    let toolbox = Toolbox::load(config, &engine)?;
+    )?))
+}
+
+/// Loads every plugin of `config` in `engine`, and logs the warnings.
+pub fn load_toolbox_in(engine: &Arc<Engine>, config: &Config) -> Result<Arc<Toolbox>> {
+    let toolbox = Toolbox::load(config, engine)?;
     for warning in toolbox.warnings() {
         tracing::warn!("{warning}");
     }

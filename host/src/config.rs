@@ -12,14 +12,18 @@
 //! - `validate`: reading `plugins.toml`, reporting every problem at once.
 //! - `defaults`: which folders the tools see when the user names none ([`choose`],
 //!   [`MountPolicy`], [`implicit_mount_refusal`]).
+//! - `dropins`: drop folders, each `NAME.wasm` a plugin granted what its `NAME.toml` grants
+//!   ([`Config::with_dropins`]).
 //! - `names`: the name rules that the configuration, the runtime and `toolcell new` share.
 
 mod defaults;
+mod dropins;
 mod names;
 mod types;
 mod validate;
 
 pub use defaults::*;
+pub use dropins::folder_files;
 pub use names::*;
 pub use types::*;
 

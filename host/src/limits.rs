@@ -35,6 +35,11 @@ caps! {
     DEFAULT_MAX_COMPONENT_MB: u64 = 256;
     /// The largest `max_component_mb` a configuration may set.
     MAX_COMPONENT_MB: u64 = 4096;
+    /// The most `.wasm` and `.toml` files one drop folder may hold; a
+    /// folder with more is refused whole.
+    MAX_DROPIN_FILES: usize = 1024;
+    /// The largest drop-in `NAME.toml`, in bytes.
+    MAX_DROPIN_TOML_BYTES: u64 = 64 * 1024;
 
     /// The most content blocks one tool result may have.
     MAX_CONTENT_BLOCKS: usize = 1000;
@@ -160,6 +165,19 @@ caps! {
     /// Default of `--shutdown-grace-ms`: how long running HTTP calls may take
     /// to finish at shutdown before they are interrupted.
     DEFAULT_SHUTDOWN_GRACE_MS: u64 = 10_000;
+
+    /// The largest manifest (or token answer, or signature payload) read
+    /// from an OCI registry; the component itself is bounded by
+    /// `max_component_mb`.
+    OCI_MAX_MANIFEST_BYTES: u64 = 1024 * 1024;
+    /// How long connecting to a registry (or its token service, or a blob
+    /// host it redirects to) may take.
+    OCI_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+    /// How long a registry may take to answer a request, and the longest
+    /// pause while a body streams.
+    OCI_READ_TIMEOUT: Duration = Duration::from_secs(30);
+    /// The most redirects followed for one blob.
+    OCI_MAX_REDIRECTS: usize = 5;
 }
 
 // A call always keeps handles of its own after the lookups take theirs.

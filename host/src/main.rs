@@ -36,6 +36,9 @@ enum Command {
     /// Tell whether Toolcell can load a component: its contract version, its
     /// tools and the capabilities it imports.
     Inspect(cli::inspect::InspectArgs),
+    /// Fetch a component from an OCI registry (oci://REGISTRY/REPO:TAG) into
+    /// the cache; print its digest and the `path = ...` line that pins it.
+    Pull(cli::pull::PullArgs),
     /// Write a Claude Desktop extension (DIR/toolcell-VERSION-PLATFORM.mcpb)
     /// holding this binary, or one built for --target; print its path.
     Bundle(cli::bundle::BundleArgs),
@@ -48,6 +51,8 @@ fn main() -> ExitCode {
         Command::Check(common) => (Some(common), "info"),
         Command::Tools(common) => (Some(common), "warn"),
         Command::Call(args) => (Some(&args.common), "warn"),
+        // Its progress (each blob's bytes) is logged at INFO.
+        Command::Pull(_) => (None, "info"),
         Command::New(_) | Command::Build(_) | Command::Inspect(_) | Command::Bundle(_) => {
             (None, "warn")
         }
@@ -73,6 +78,7 @@ fn main() -> ExitCode {
             Command::New(args) => cli::new::run(&args),
             Command::Build(args) => cli::build::run(&args),
             Command::Inspect(args) => cli::inspect::run(&args),
+            Command::Pull(args) => cli::pull::run(&args),
             Command::Bundle(args) => cli::bundle::run(&args),
         }
     });

@@ -9,18 +9,24 @@
 //! - [`spec`]: a tool's checked descriptor and argument validation.
 //! - [`offerings`]: resources, templates and prompts, checked at load.
 //! - [`host`]: a call's store data and every interface the host implements.
-//! - [`component_file`]: reading a component file with bounds.
+//! - [`component_file`]: reading a component file with bounds; [`oci`]:
+//!   components from OCI registries, pulled at load into a cache.
+//! - [`plain`]: a plain component's exported functions as tools;
+//!   [`command`]: a WASI command as one tool.
 //! - [`sandbox`]: a call's WASI context; [`engine`]: the wasmtime engine,
 //!   epoch ticker and compile cache; [`contract`]: the WIT bindings;
 //!   [`builtin`]: the first-party plugins embedded in the binary.
 
 pub mod builtin;
 pub mod call;
+pub mod command;
 pub mod component_file;
 pub mod contract;
 pub mod engine;
 pub mod host;
+pub mod oci;
 pub mod offerings;
+pub mod plain;
 pub mod plugin;
 pub mod sandbox;
 pub mod spec;

@@ -11,6 +11,7 @@
 
 mod asking;
 mod cli;
+mod dropins;
 mod features;
 mod first_run;
 mod fs;
@@ -20,6 +21,8 @@ mod isolation;
 mod limits;
 mod mcp;
 mod network;
+mod oci;
+mod plain;
 mod research;
 mod sandbox;
 mod schemas;

@@ -66,6 +66,8 @@ const TEST_PLUGINS: &[&str] = &[
     "toolcell-test-hostile",
     "toolcell-test-raw",
     "toolcell-test-conformance",
+    "toolcell-test-plain",
+    "toolcell-test-command",
 ];
 
 /// The `probe` test plugin (`tests/plugins/probe`).
@@ -82,6 +84,18 @@ pub fn hostile_wasm() -> PathBuf {
 /// built against contract 0.2.0.
 pub fn conformance_wasm() -> PathBuf {
     test_plugin("toolcell-test-conformance")
+}
+
+/// The `plain` test component (`tests/plugins/plain`): wit-bindgen alone, no contract.
+pub fn plain_wasm() -> PathBuf {
+    test_plugin("toolcell-test-plain")
+}
+
+/// The `command` test component (`tests/plugins/command`): a plain Rust CLI, a WASI command.
+/// A binary keeps the `-` of its package's name.
+pub fn command_wasm() -> PathBuf {
+    let plain = plain_wasm();
+    plain.with_file_name("toolcell-test-command.wasm")
 }
 
 /// The `raw` test plugin (`tests/plugins/raw`).

@@ -1,5 +1,8 @@
-//! `toolcell inspect`: whether Toolcell can load a component, which contract
-//! it targets, what it offers and which capabilities it imports.
+//! `toolcell inspect`: whether Toolcell can load a component, what kind it is
+//! (a contract plugin and its version, a WASI command, a plain component),
+//! what it offers and which capabilities it imports. For a command or a
+//! plain component, the derived schemas are shown whole, and the functions
+//! that are not served with why.
 //!
 //! The contract version and the imports are read from the binary without
 //! running it. The tools are what the plugin's `list-tools` returns when
@@ -12,6 +15,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use serde_json::Value;
 use wasmparser::{Encoding, Parser, Payload};
 
 use crate::config::{CONTRACT_CATEGORIES, Config, Limits, PluginConfig, PluginSource};
@@ -153,6 +157,12 @@ pub fn capabilities(interfaces: &Interfaces) -> Vec<Capability> {
 
 /// The report on `file`, and whether Toolcell can load it.
 pub fn inspect(file: &Path, cache_dir: Option<std::path::PathBuf>) -> Result<(String, bool)> {
+    // `oci://...`: the component pulled into the cache.
+    let file = &*crate::runtime::oci::local_path(
+        file,
+        cache_dir.as_deref(),
+        DEFAULT_MAX_COMPONENT_MB << 20,
+    )?;
     let bytes = component_file::read(file, DEFAULT_MAX_COMPONENT_MB << 20)?;
     let mut out = String::new();
     let size = format_size(bytes.len());
@@ -169,36 +179,35 @@ pub fn inspect(file: &Path, cache_dir: Option<std::path::PathBuf>) -> Result<(St
         }
         Kind::Component(interfaces) => interfaces,
     };
-    let Some(version) = contract_version(&interfaces) else {
-        let exports = if interfaces.exports.is_empty() {
-            "nothing".to_owned()
-        } else {
-            interfaces.exports.join(", ")
-        };
-        writeln!(
-            out,
-            "{}: a component ({size}) that does not target the Toolcell contract: it exports \
-             {exports}, and a plugin exports `{CONTRACT}/tools@{}`.",
-            file.display(),
-            SUPPORTED[0]
-        )?;
-        if interfaces
-            .exports
-            .iter()
-            .any(|e| e.starts_with("wasi:cli/run"))
-        {
+    let command = interfaces
+        .exports
+        .iter()
+        .any(|e| e.starts_with("wasi:cli/run"));
+    let kind = match contract_version(&interfaces) {
+        Some(version) => format!("a Toolcell plugin, contract {CONTRACT}@{version}"),
+        None if interfaces.exports.is_empty() => {
             writeln!(
                 out,
-                "It is a command (it exports wasi:cli/run): run it with a WASI runtime instead."
+                "{}: a component ({size}) that does not target the Toolcell contract: it exports \
+                 nothing, so there is nothing to serve (a plugin exports `{CONTRACT}/tools@{}`, \
+                 `wasi:cli/run` or functions).",
+                file.display(),
+                SUPPORTED[0]
             )?;
+            return Ok((out, false));
         }
-        return Ok((out, false));
+        None if command => {
+            "a WASI command (it exports wasi:cli/run), served as one tool: `args` and `stdin` in, \
+             exit code, stdout and stderr out"
+                .to_owned()
+        }
+        None => format!(
+            "a plain component (it exports {}), each exported function served as a tool; it \
+             does not target the Toolcell contract",
+            interfaces.exports.join(", ")
+        ),
     };
-    writeln!(
-        out,
-        "{}: a Toolcell plugin, contract {CONTRACT}@{version} ({size})",
-        file.display()
-    )?;
+    writeln!(out, "{}: {kind} ({size})", file.display())?;
     let capabilities = capabilities(&interfaces);
     writeln!(
         out,
@@ -262,6 +271,7 @@ fn load(file: &Path, cache_dir: Option<std::path::PathBuf>) -> Result<Toolbox> {
         max_concurrent_calls: 1,
         max_component_bytes: DEFAULT_MAX_COMPONENT_MB << 20,
         subscriptions: Default::default(),
+        plugin_dirs: Vec::new(),
         plugins: vec![PluginConfig {
             name,
             source: PluginSource::File(std::path::absolute(file)?),
@@ -272,6 +282,8 @@ fn load(file: &Path, cache_dir: Option<std::path::PathBuf>) -> Result<Toolbox> {
             config: Default::default(),
             limits: Limits::default(),
             tools_overrides: Default::default(),
+            prefix: None,
+            renames: Default::default(),
         }],
     };
     let engine = Arc::new(Engine::new(cache_dir, Capacity::default())?);
@@ -319,8 +331,31 @@ fn describe_tools(out: &mut String, toolbox: &Toolbox) -> Result<bool> {
                 ""
             }
         )?;
+        if route.plugin.kind() != "contract" {
+            // Derived by the host, so shown whole: what the model will see.
+            writeln!(
+                out,
+                "    input schema: {}",
+                Value::Object((*spec.input_schema).clone())
+            )?;
+            if let Some(output) = &spec.output_schema {
+                writeln!(
+                    out,
+                    "    output schema: {}",
+                    Value::Object((**output).clone())
+                )?;
+            }
+        }
         if let Err(error) = spec.check_schema() {
             problems.push(format!("tool `{}`: {error}", spec.name));
+        }
+    }
+    for plugin in toolbox.plugins() {
+        if !plugin.refused().is_empty() {
+            writeln!(out, "\nFunctions not served ({}):", plugin.refused().len())?;
+        }
+        for refused in plugin.refused() {
+            writeln!(out, "  {}: {}", refused.function, refused.reason)?;
         }
     }
     for warning in toolbox.warnings() {

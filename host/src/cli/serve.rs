@@ -17,7 +17,9 @@ use toolcell::protocol::relay::StateKey;
 use toolcell::protocol::server::Server;
 use toolcell::protocol::stdio;
 
-use super::{Common, load_config, load_toolbox, log_loaded, log_mounts};
+use super::{Common, load_config_with, load_toolbox_in, log_loaded, log_mounts, new_engine};
+
+mod watch;
 
 #[derive(Args)]
 pub struct ServeArgs {
@@ -63,6 +65,18 @@ pub struct ServeArgs {
     /// finish before they are interrupted.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_SHUTDOWN_GRACE_MS, requires = "http")]
     pub shutdown_grace_ms: u64,
+
+    /// A drop folder (repeatable): each NAME.wasm in it is a plugin named
+    /// NAME, granted what a NAME.toml beside it grants (nothing without
+    /// one). Watched while serving: a new, replaced or removed file takes
+    /// effect without a restart, and clients are told the lists changed.
+    #[arg(long = "plugins", value_name = "DIR", value_parser = folder)]
+    pub plugins: Vec<String>,
+
+    /// Also reload plugins.toml when it changes (a version that does not
+    /// validate is logged, and the previous one keeps serving).
+    #[arg(long)]
+    pub watch: bool,
 
     /// The most HTTP sessions live at once; an `initialize` past it gets 503
     /// with Retry-After.
@@ -190,13 +204,38 @@ pub async fn run(args: &ServeArgs) -> Result<ExitCode> {
         Some(_) => http::load_token(args.token_file.as_deref())?,
         None => None,
     };
-    let (config, policy) = load_config(common)?;
+    let mut extra_dirs = Vec::new();
+    for dir in &args.plugins {
+        match dunce::canonicalize(dir) {
+            Ok(found) if found.is_dir() => extra_dirs.push(found),
+            Ok(_) => anyhow::bail!("--plugins {dir}: not a directory"),
+            Err(error) => anyhow::bail!("--plugins {dir}: {error}"),
+        }
+    }
+    let (config, policy) = load_config_with(common, &extra_dirs)?;
     log_mounts(&config, &policy);
+    let config_file = PathBuf::from(&config.source);
+    if args.watch && !config_file.is_file() {
+        tracing::warn!("--watch: serving no plugins.toml, so there is none to watch");
+    }
+    let reloading = args.watch || !config.plugin_dirs.is_empty();
+    let watch = reloading.then(|| watch::Watch {
+        common: common.clone(),
+        extra_dirs: extra_dirs.clone(),
+        config_file: (args.watch && config_file.is_file()).then_some(config_file),
+        memory_mb: config.largest_memory_mb(),
+    });
+    let first_look = watch.as_ref().map(|watch| watch.first_look(&config));
     // The server starts before the plugins are loaded, so that a client's
     // `initialize` is answered at once even when a cold compile cache makes
     // loading slow; `tools/list` and calls wait for the tools.
     let state_key = StateKey::from_env()?;
     let (server, loading) = Server::loading(config.max_concurrent_calls, policy, state_key);
+    let server = if reloading {
+        server.reloading()
+    } else {
+        server
+    };
     let mut serving = match args.http {
         Some(addr) => {
             let options = HttpOptions {
@@ -216,9 +255,10 @@ pub async fn run(args: &ServeArgs) -> Result<ExitCode> {
     };
     let common = common.clone();
     let mut loaded = tokio::task::spawn_blocking(move || {
-        let toolbox = load_toolbox(&common, &config)?;
+        let engine = new_engine(&common, &config)?;
+        let toolbox = load_toolbox_in(&engine, &config)?;
         log_loaded(&config, &toolbox);
-        anyhow::Ok(toolbox)
+        anyhow::Ok((engine, config, toolbox))
     });
     tokio::select! {
         // The server ended (stdin closed, a signal, or it could not start)
@@ -228,7 +268,17 @@ pub async fn run(args: &ServeArgs) -> Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         toolbox = &mut loaded => match toolbox? {
-            Ok(toolbox) => loading.ready(toolbox),
+            Ok((engine, config, toolbox)) => match (watch, first_look) {
+                (Some(watch), Some(first_look)) => {
+                    loading.replace(toolbox);
+                    let watching = tokio::spawn(watch.run(engine, loading, config, first_look));
+                    let served = serving.await;
+                    watching.abort();
+                    served??;
+                    return Ok(ExitCode::SUCCESS);
+                }
+                _ => loading.ready(toolbox),
+            },
             Err(error) => {
                 serving.abort();
                 return Err(error);

@@ -57,8 +57,11 @@ pub struct Config {
     /// How many resources clients may have the server follow (`[limits]
     /// max_subscriptions` and `max_followed_resources`).
     pub subscriptions: Subscriptions,
-    /// The `[[plugin]]` entries, in file order.
+    /// The `[[plugin]]` entries, in file order, then the drop folders' plugins once
+    /// [`with_dropins`](Config::with_dropins) has added them.
     pub plugins: Vec<PluginConfig>,
+    /// The drop folders of `[server] plugin_dirs`, canonical; default none.
+    pub plugin_dirs: Vec<PathBuf>,
 }
 
 /// Resource limits of one tool call.
@@ -130,6 +133,11 @@ pub struct PluginConfig {
     ///
     /// Whether each named tool exists is only known once the plugin is loaded.
     pub tools_overrides: BTreeMap<String, ToolOverride>,
+    /// `prefix`: put before the name of each of its tools that is not renamed; default none.
+    pub prefix: Option<String>,
+    /// `rename` in a `[[plugin.tool]]`: the name a tool is served by instead of its own, by its
+    /// own name; default none. The plugin is still called by the tool's own name.
+    pub renames: BTreeMap<String, String>,
 }
 
 /// One `[[plugin.tool]]`: what a single tool of a plugin gets instead of the plugin's settings.
@@ -168,6 +176,15 @@ impl PluginConfig {
             .unwrap_or(&self.mounts)
     }
 
+    /// The name tool `tool` (its own name) is served by: its `rename`, or
+    /// itself with the plugin's `prefix`.
+    pub fn served_name(&self, tool: &str) -> String {
+        match self.renames.get(tool) {
+            Some(name) => name.clone(),
+            None => format!("{}{tool}", self.prefix.as_deref().unwrap_or_default()),
+        }
+    }
+
     /// The limits a tool gets: its override, or the plugin's.
     pub fn limits_for(&self, tool: &str) -> Limits {
         self.tools_overrides
@@ -183,6 +200,57 @@ pub enum PluginSource {
     Builtin(String),
     /// A component file, as an absolute, canonical path.
     File(PathBuf),
+    /// A component in an OCI registry (`path = "oci://..."`), pulled into the cache at load.
+    Oci(OciSource),
+}
+
+/// A `[[plugin]]` whose `path` is `oci://REGISTRY/REPOSITORY[:TAG][@sha256:DIGEST]`, with the
+/// table's registry keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OciSource {
+    /// Where the component is.
+    pub reference: OciReference,
+    /// `allow_unpinned = true`: a tag without a digest is resolved at each load; default false.
+    pub allow_unpinned: bool,
+    /// `verify = { key = "..." }`: the cosign public key (PEM) whose signature the manifest must
+    /// carry, as an absolute path; default none (no signature checked).
+    pub verify_key: Option<PathBuf>,
+    /// `insecure = true`: plain HTTP to a registry that is not on loopback; default false.
+    pub insecure: bool,
+    /// `auth = { ... }`: credentials from environment variables; default none (the Docker
+    /// config file, else anonymous).
+    pub auth: Option<OciAuth>,
+}
+
+/// A registry reference: `REGISTRY/REPOSITORY[:TAG][@sha256:DIGEST]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OciReference {
+    /// The registry's host, with its port if written (`ghcr.io`, `localhost:5000`).
+    pub registry: String,
+    /// The repository path (`org/plugin`).
+    pub repository: String,
+    /// The tag, if written.
+    pub tag: Option<String>,
+    /// The manifest digest, `sha256:` and 64 lowercase hex digits, if written.
+    pub digest: Option<String>,
+}
+
+/// Registry credentials read from the environment variables a `[[plugin]]` names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OciAuth {
+    /// `auth = { username_env = "U", password_env = "P" }`: HTTP basic credentials (also used to
+    /// ask the registry's token service).
+    Basic {
+        /// The variable holding the user name.
+        username_env: String,
+        /// The variable holding the password or access token.
+        password_env: String,
+    },
+    /// `auth = { token_env = "T" }`: a bearer token sent as is.
+    Token {
+        /// The variable holding the token.
+        token_env: String,
+    },
 }
 
 /// A host directory made visible to a plugin, at the same path.

@@ -10,12 +10,14 @@
 //! known keys in the order the format documents them.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use toml::{Table, Value};
 
+mod oci;
 mod values;
 
+use oci::OCI_PREFIX;
 use values::{describe, io_reason, join, resolved, syntax_error};
 
 use super::defaults::{DEFAULT_CATEGORIES, unmountable};
@@ -33,7 +35,7 @@ use crate::limits;
 pub(super) const BUILTIN_PREFIX: &str = "builtin:";
 
 const TOP_KEYS: &[&str] = &["server", "limits", "plugin"];
-const SERVER_KEYS: &[&str] = &["categories"];
+const SERVER_KEYS: &[&str] = &["categories", "plugin_dirs"];
 const LIMIT_KEYS: &[&str] = &["timeout_ms", "memory_mb", "max_output_bytes"];
 const SERVER_LIMIT_KEYS: &[&str] = &[
     "timeout_ms",
@@ -45,9 +47,23 @@ const SERVER_LIMIT_KEYS: &[&str] = &[
     "max_followed_resources",
 ];
 const PLUGIN_KEYS: &[&str] = &[
-    "name", "path", "mounts", "env", "network", "tools", "config", "limits", "tool",
+    "name",
+    "path",
+    "mounts",
+    "env",
+    "network",
+    "tools",
+    "config",
+    "limits",
+    "tool",
+    "prefix",
+    // A plugin from a registry (`path = "oci://..."`): see validate/oci.rs.
+    "allow_unpinned",
+    "verify",
+    "insecure",
+    "auth",
 ];
-const TOOL_KEYS: &[&str] = &["name", "mounts", "limits"];
+const TOOL_KEYS: &[&str] = &["name", "mounts", "limits", "rename"];
 const MOUNT_KEYS: &[&str] = &["host", "mode"];
 
 impl Config {
@@ -94,6 +110,53 @@ pub(super) fn validate(
     Validator::new(source, base_dir, builtins).config(table)
 }
 
+/// Validates a drop folder's `NAME.toml` (parsed as `table`, named `source` in messages) for
+/// the plugin `name` whose component is `component`: the keys of a `[[plugin]]` table but `name`
+/// and `path`, checked by the same code, with relative paths resolved against `base_dir` (the
+/// folder) and limits over `base_limits` (the server's).
+pub(super) fn dropin(
+    table: &Table,
+    source: &str,
+    base_dir: &Path,
+    name: &str,
+    component: PathBuf,
+    base_limits: Limits,
+) -> Result<PluginConfig, Vec<ConfigError>> {
+    let mut validator = Validator::new(source, base_dir, &[]);
+    validator.dropin = true;
+    let keys: Vec<&str> = PLUGIN_KEYS
+        .iter()
+        .copied()
+        .filter(|key| !matches!(*key, "name" | "path"))
+        .collect();
+    validator.unknown_keys(
+        table,
+        "",
+        &keys,
+        &[
+            (
+                "name",
+                "a drop-in's name is its file name (NAME.wasm): remove `name`",
+            ),
+            (
+                "path",
+                "a drop-in's component is NAME.wasm beside this file: remove `path`",
+            ),
+        ],
+    );
+    let plugin = validator.plugin_body(
+        table,
+        "",
+        Some(name.to_owned()),
+        Some(PluginSource::File(component)),
+        base_limits,
+    );
+    match plugin {
+        Some(plugin) if validator.errors.is_empty() => Ok(plugin),
+        _ => Err(validator.errors),
+    }
+}
+
 /// The directory relative paths in the file at `path` resolve against: its parent, or `.`.
 pub(super) fn base_dir(path: &Path) -> &Path {
     match path.parent() {
@@ -112,6 +175,8 @@ struct Validator<'a> {
     base_dir: &'a Path,
     builtins: &'a [Builtin],
     errors: Vec<ConfigError>,
+    /// Validating a drop folder's `NAME.toml`, whose top-level `limits` is a plugin's.
+    dropin: bool,
 }
 
 impl<'a> Validator<'a> {
@@ -121,6 +186,7 @@ impl<'a> Validator<'a> {
             base_dir,
             builtins,
             errors: Vec::new(),
+            dropin: false,
         }
     }
 
@@ -138,6 +204,14 @@ impl<'a> Validator<'a> {
         let categories = match root.get("server").and_then(|v| self.table(v, "server")) {
             Some(server) => self.server(server),
             None => DEFAULT_CATEGORIES.iter().map(|c| (*c).to_owned()).collect(),
+        };
+        let plugin_dirs = match root
+            .get("server")
+            .and_then(Value::as_table)
+            .and_then(|server| server.get("plugin_dirs"))
+        {
+            Some(value) => self.plugin_dirs(value, "server.plugin_dirs"),
+            None => Vec::new(),
         };
 
         let mut max_concurrent_calls = limits::DEFAULT_MAX_CONCURRENT_CALLS;
@@ -225,6 +299,7 @@ impl<'a> Validator<'a> {
                 max_component_bytes: max_component_mb << 20,
                 subscriptions,
                 plugins,
+                plugin_dirs,
             })
         } else {
             Err(self.errors)
@@ -242,11 +317,39 @@ impl<'a> Validator<'a> {
         }
     }
 
+    /// The drop folders of `[server] plugin_dirs` (at key path `path`), each resolved against
+    /// the file's directory and canonical; the valid ones, in order.
+    fn plugin_dirs(&mut self, value: &Value, path: &str) -> Vec<PathBuf> {
+        let written = self.string_list(value, path, "folder", |dir| {
+            dir.is_empty()
+                .then(|| "a folder must not be empty".to_owned())
+        });
+        let mut dirs = Vec::new();
+        for (index, dir) in written.iter().enumerate() {
+            let key = format!("{path}[{index}]");
+            let joined = self.base_dir.join(dir);
+            let at = if Path::new(dir).is_absolute() {
+                String::new()
+            } else {
+                format!(" (resolved to {})", resolved(&joined).display())
+            };
+            match dunce::canonicalize(&joined) {
+                Ok(found) if found.is_dir() => dirs.push(found),
+                Ok(_) => self.error(key, format!("{dir:?}{at}: not a directory")),
+                Err(e) => {
+                    let reason = io_reason(&e, "directory");
+                    self.error(key, format!("{dir:?}{at}: {reason}"));
+                }
+            }
+        }
+        dirs
+    }
+
     /// Applies the limits in `table` (at key path `path`) over `base`.
     ///
     /// `max_concurrent_calls` is accepted only in the top-level `[limits]` (and read by the caller).
     fn limits(&mut self, table: &Table, path: &str, base: Limits) -> Limits {
-        if path == "limits" {
+        if path == "limits" && !self.dropin {
             self.unknown_keys(table, path, SERVER_LIMIT_KEYS, &[]);
         } else {
             self.unknown_keys(
@@ -356,7 +459,23 @@ impl<'a> Validator<'a> {
             }
             Some(value) => self.plugin_source(value, &join(&prefix, "path")),
         };
+        let source = self.oci_keys(table, &prefix, source);
 
+        self.plugin_body(table, &prefix, name, source, base_limits)
+    }
+
+    /// What a `[[plugin]]` table holds besides `name` and `path` (mounts, env, network, tools,
+    /// config, limits, tool overrides), at key path `prefix`: shared by `plugins.toml` and a
+    /// drop folder's `NAME.toml`. `None` when `name` or `source` is missing.
+    fn plugin_body(
+        &mut self,
+        table: &Table,
+        prefix: &str,
+        name: Option<String>,
+        source: Option<PluginSource>,
+        base_limits: Limits,
+    ) -> Option<PluginConfig> {
+        let prefix = prefix.to_owned();
         let mounts = match table.get("mounts") {
             Some(value) => self.mounts(value, &join(&prefix, "mounts")),
             None => Vec::new(),
@@ -427,10 +546,27 @@ impl<'a> Validator<'a> {
             None => base_limits,
         };
 
+        let mut renames = BTreeMap::new();
         let tools_overrides = match table.get("tool") {
-            Some(value) => self.tool_overrides(value, &join(&prefix, "tool"), limits),
+            Some(value) => self.tool_overrides(value, &join(&prefix, "tool"), limits, &mut renames),
             None => BTreeMap::new(),
         };
+
+        let tool_prefix = table.get("prefix").and_then(|value| {
+            let key = join(&prefix, "prefix");
+            let written = self.string(value, &key)?;
+            if written.is_empty() || !is_tool_name(written) || written.len() > 32 {
+                self.error(
+                    key,
+                    format!(
+                        "invalid prefix {written:?}: must be 1 to 32 characters of A-Z, a-z, \
+                         0-9, `_`, `-` and `.`"
+                    ),
+                );
+                return None;
+            }
+            Some(written.to_owned())
+        });
 
         Some(PluginConfig {
             name: name?,
@@ -442,15 +578,19 @@ impl<'a> Validator<'a> {
             config,
             limits,
             tools_overrides,
+            prefix: tool_prefix,
+            renames,
         })
     }
 
     /// The `[[plugin.tool]]` entries at key path `path`, by name; `base_limits` are the plugin's.
+    /// Their `rename`s go to `renames`, by tool name.
     fn tool_overrides(
         &mut self,
         value: &Value,
         path: &str,
         base_limits: Limits,
+        renames: &mut BTreeMap<String, String>,
     ) -> BTreeMap<String, ToolOverride> {
         let mut overrides = BTreeMap::new();
         let Value::Array(items) = value else {
@@ -534,9 +674,32 @@ impl<'a> Validator<'a> {
                 None => base_limits,
             };
 
+            let rename = table.get("rename").and_then(|value| {
+                let key = join(&prefix, "rename");
+                let written = self.string(value, &key)?;
+                if !is_tool_name(written) {
+                    self.error(
+                        key,
+                        format!("invalid tool name {written:?}: must be {TOOL_NAME_RULE}"),
+                    );
+                    return None;
+                }
+                if renames.values().any(|taken| taken == written) {
+                    self.error(
+                        key,
+                        format!("another tool of this plugin is already renamed {written:?}"),
+                    );
+                    return None;
+                }
+                Some(written.to_owned())
+            });
+
             if let Some(name) = name
                 && !duplicate
             {
+                if let Some(rename) = rename {
+                    renames.insert(name.clone(), rename);
+                }
                 overrides.insert(name, ToolOverride { mounts, limits });
             }
         }
@@ -574,6 +737,9 @@ impl<'a> Validator<'a> {
         if written.is_empty() {
             self.error(key, "must not be empty");
             return None;
+        }
+        if written.starts_with(OCI_PREFIX) {
+            return self.oci_source(written, key);
         }
         match dunce::canonicalize(self.base_dir.join(written)) {
             Ok(path) if path.is_dir() => {

@@ -22,6 +22,7 @@
 #![allow(deprecated)]
 
 mod asker;
+mod lists;
 mod notify;
 mod prompts;
 mod resources;
@@ -61,12 +62,20 @@ use roots::Roots;
 struct Served {
     toolbox: Arc<Toolbox>,
     catalog: Catalog,
+    /// What each list a client may be told changed holds, to tell it only
+    /// when one did.
+    lists: lists::Lists,
 }
 
 impl Served {
     fn new(toolbox: Arc<Toolbox>) -> Arc<Served> {
         let catalog = Catalog::of(&toolbox);
-        Arc::new(Served { toolbox, catalog })
+        let lists = lists::Lists::of(&catalog);
+        Arc::new(Served {
+            toolbox,
+            catalog,
+            lists,
+        })
     }
 }
 
@@ -100,6 +109,9 @@ pub struct Server {
     follows: Arc<AtomicUsize>,
     /// This session's subscribed resources (`resources/subscribe`).
     watched: Arc<Mutex<HashMap<String, subscriptions::Subscribed>>>,
+    /// What is served may be replaced while serving ([`Loading::replace`]):
+    /// `listChanged` is declared and clients are told of each change.
+    reloading: bool,
 }
 
 impl Server {
@@ -151,7 +163,16 @@ impl Server {
             scope,
             follows: Arc::default(),
             watched: Arc::default(),
+            reloading: false,
         }
+    }
+
+    /// This server, declaring `listChanged` for tools, resources and prompts
+    /// and telling clients when they change, for a [`Loading`] whose
+    /// [`replace`](Loading::replace) will be called while serving.
+    pub fn reloading(mut self) -> Server {
+        self.reloading = true;
+        self
     }
 
     /// A server for a new session: the same tools, call slots and shutdown
@@ -205,7 +226,10 @@ impl Server {
         offers: impl FnOnce(&Toolbox) -> bool,
     ) -> Result<Arc<Served>, ErrorData> {
         let served = self.served().await?;
-        if offers(&served.toolbox) {
+        // While reloading, resources and prompts are declared whatever is
+        // loaded now: their lists may be empty.
+        let declared = self.reloading && capability != "completions";
+        if declared || offers(&served.toolbox) {
             Ok(served)
         } else {
             Err(not_offered(method, capability))
@@ -219,18 +243,44 @@ pub struct Loading(watch::Sender<Option<Arc<Served>>>);
 impl Loading {
     /// The tools are loaded: requests waiting for them go on.
     pub fn ready(self, toolbox: Arc<Toolbox>) {
+        self.replace(toolbox);
+    }
+
+    /// Serves `toolbox` from now on: requests waiting for the tools go on,
+    /// new requests get it, and calls already running finish on the plugin
+    /// they started with (each holds its own `Arc`). The sessions of a
+    /// [`Server::reloading`] server tell their clients which lists changed.
+    pub fn replace(&self, toolbox: Arc<Toolbox>) {
         self.0.send_replace(Some(Served::new(toolbox)));
     }
 }
 
 /// The capabilities to declare: tools and logging always, and resources,
 /// prompts and completions when a loaded plugin offers them. While the
-/// plugins are still loading, only tools and logging.
-fn capabilities(toolbox: Option<&Toolbox>) -> ServerCapabilities {
+/// plugins are still loading, only tools and logging. When `reloading`,
+/// tools, resources and prompts are declared with `listChanged`, since a
+/// reload may bring them.
+fn capabilities(toolbox: Option<&Toolbox>, reloading: bool) -> ServerCapabilities {
     let mut capabilities = ServerCapabilities::builder()
         .enable_tools()
         .enable_logging()
         .build();
+    if reloading {
+        if let Some(tools) = capabilities.tools.as_mut() {
+            tools.list_changed = Some(true);
+        }
+        let mut resources = ResourcesCapability::default();
+        resources.subscribe = Some(true);
+        resources.list_changed = Some(true);
+        capabilities.resources = Some(resources);
+        let mut prompts = PromptsCapability::default();
+        prompts.list_changed = Some(true);
+        capabilities.prompts = Some(prompts);
+        if toolbox.is_some_and(Toolbox::completes) {
+            capabilities.completions = Some(JsonObject::new());
+        }
+        return capabilities;
+    }
     if let Some(toolbox) = toolbox {
         if toolbox.serves_resources() {
             let mut resources = ResourcesCapability::default();
@@ -262,7 +312,8 @@ fn not_offered(method: &str, capability: &str) -> ErrorData {
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         let served = self.served.borrow().clone();
-        ServerConfig::new(capabilities(served.as_deref().map(|s| &*s.toolbox)))
+        let toolbox = served.as_deref().map(|s| &*s.toolbox);
+        ServerConfig::new(capabilities(toolbox, self.reloading))
             .with_server_info(
                 Implementation::new("toolcell", env!("CARGO_PKG_VERSION")).with_title("Toolcell"),
             )
@@ -298,6 +349,9 @@ impl ServerHandler for Server {
 
     async fn on_initialized(&self, cx: NotificationContext<RoleServer>) {
         tracing::debug!("client initialized");
+        if self.reloading {
+            self.tell_list_changes(cx.peer.clone());
+        }
         if matches!(*self.roots.borrow(), Roots::Waiting) {
             self.refresh_roots(&cx.peer).await;
         }
@@ -421,6 +475,7 @@ impl ServerHandler for Server {
         Some(subscriptions::accepted(
             requested,
             self.policy.subscriptions.per_connection,
+            self.reloading,
         ))
     }
 

@@ -1,8 +1,13 @@
 //! One loaded plugin: its compiled component, its tools, and per-call stores.
 //!
 //! [`Plugin::load`] compiles (or loads from cache) a component, links it
-//! against [`Imports`], keeps an `InstancePre`, and asks the component for
-//! its tools once, in an instance of its own. Each [`ToolSpec`] holds a
+//! against [`Imports`], keeps an `InstancePre`, and tells its kind by
+//! what it exports: the Toolcell contract (asked for its tools once, in an
+//! instance of its own), else a WASI command (one tool, `runtime::command`),
+//! else a plain component (each exported function a tool, `runtime::plain`,
+//! read from its types without an instance). A tool is served by its own
+//! name, or its `rename`, or with the plugin's `prefix`; the guest is
+//! always called by its own. Each [`ToolSpec`] holds a
 //! validated descriptor and the argument validator (compiled on first use,
 //! then kept), so nothing is parsed again per call.
 //! [`Plugin::call`] then runs one call in a fresh `Store` (a new instance, a
@@ -34,11 +39,13 @@ use wasmtime::{CallHook, Store, UpdateDeadline};
 use crate::config::{Limits, Mount, PluginConfig};
 use crate::limits::{GUEST_OUTPUT_LOG_BYTES, MAX_LISTED};
 use crate::runtime::call::{CallContext, CallError, Interruption};
+use crate::runtime::command;
 use crate::runtime::contract::{Exports, tools as wit, v1, v2};
 use crate::runtime::engine::{Engine, TickGuard};
 use crate::runtime::host::{CallSetup, CallState, Imports};
 use crate::runtime::offerings::{self, Failure, Offerings};
-use crate::runtime::sandbox::{self, Grants, NetworkPolicy};
+use crate::runtime::plain;
+use crate::runtime::sandbox::{self, CommandStdio, Grants, NetworkPolicy};
 use crate::runtime::spec::{ToolSpec, check_listing_size};
 
 /// A compiled, linked plugin.
@@ -46,12 +53,23 @@ pub struct Plugin {
     name: Arc<str>,
     engine: Arc<Engine>,
     pre: InstancePre<CallState>,
-    exports: Exports,
+    kind: Kind,
+    refused: Vec<plain::Refused>,
     offerings: Offerings,
     grants: Grants,
     config: Arc<BTreeMap<String, String>>,
     limits: Limits,
     tools: Vec<Arc<ToolSpec>>,
+}
+
+/// What a component is, told by what it exports.
+enum Kind {
+    /// The Toolcell contract (0.1.0 or 0.2.0).
+    Contract(Exports),
+    /// A WASI command: one tool.
+    Command(wasmtime_wasi::p2::bindings::CommandIndices),
+    /// A plain component: its exported functions, by their own tool names.
+    Plain(Vec<plain::Function>),
 }
 
 /// Everything a plugin needs to load.
@@ -72,19 +90,53 @@ impl Plugin {
         let config = setup.config;
         let name: Arc<str> = Arc::from(config.name.as_str());
         let component = engine.compile(&name, &setup.wasm, &setup.sha256)?;
-        drop(setup.wasm);
         let instance_pre = imports
             .linker()
             .instantiate_pre(&component)
             .map_err(anyhow::Error::from)
             .with_context(|| format!("plugin `{name}` needs imports the sandbox does not offer"))?;
-        let exports =
-            Exports::find(&instance_pre).with_context(|| format!("plugin `{name}` is refused"))?;
+        let mut refused = Vec::new();
+        let kind = if let Ok(exports) = Exports::find(&instance_pre) {
+            Kind::Contract(exports)
+        } else if let Some(indices) = command::find(&instance_pre) {
+            Kind::Command(indices)
+        } else {
+            let found = plain::discover(engine.wasmtime(), &component, &setup.wasm);
+            for r in &found.refused {
+                tracing::warn!(
+                    plugin = &*name,
+                    "function `{}` is not served: {}",
+                    r.function,
+                    r.reason
+                );
+            }
+            if found.functions.is_empty() {
+                bail!(
+                    "plugin `{name}` is refused: it serves nothing. It exports neither the \
+                     toolcell:plugin contract nor wasi:cli/run, and no function it exports can \
+                     be served (its exports: {}{})",
+                    if found.exports.is_empty() {
+                        "none".to_string()
+                    } else {
+                        found.exports.join(", ")
+                    },
+                    found
+                        .refused
+                        .iter()
+                        .map(|r| format!("; `{}` refused: {}", r.function, r.reason))
+                        .collect::<String>()
+                );
+            }
+            refused = found.refused;
+            Kind::Plain(found.functions)
+        };
+        drop(setup.wasm);
         let mut plugin = Plugin {
             name,
             engine,
             pre: instance_pre,
-            exports,
+            kind,
+            refused,
             offerings: Offerings::default(),
             grants: Grants {
                 mounts: config.mounts.clone(),
@@ -95,11 +147,22 @@ impl Plugin {
             limits: config.limits,
             tools: Vec::new(),
         };
-        let listing = list(&plugin)
-            .with_context(|| format!("plugin `{}` failed to list its tools", plugin.name))?;
-        plugin.offerings = offerings::check(listing.resources, listing.templates, listing.prompts)
-            .with_context(|| format!("plugin `{}` is refused", plugin.name))?;
-        let descriptors = listing.tools;
+        let descriptors = match &plugin.kind {
+            Kind::Contract(_) => {
+                let listing = list(&plugin).with_context(|| {
+                    format!("plugin `{}` failed to list its tools", plugin.name)
+                })?;
+                plugin.offerings =
+                    offerings::check(listing.resources, listing.templates, listing.prompts)
+                        .with_context(|| format!("plugin `{}` is refused", plugin.name))?;
+                listing.tools
+            }
+            Kind::Command(_) => vec![by_grants(command::descriptor(&plugin.name), config)],
+            Kind::Plain(functions) => functions
+                .iter()
+                .map(|f| by_grants(f.descriptor.clone(), config))
+                .collect(),
+        };
         check_listing_size(&descriptors)
             .with_context(|| format!("plugin `{}` is refused", plugin.name))?;
         let mut tools = Vec::with_capacity(descriptors.len());
@@ -107,9 +170,12 @@ impl Plugin {
             let tool_name = descriptor.name.clone();
             let mounts = config.mounts_for(&tool_name).to_vec();
             let limits = config.limits_for(&tool_name);
-            let spec = ToolSpec::new(descriptor, mounts, limits).with_context(|| {
-                format!("plugin `{}` has an invalid tool `{tool_name}`", plugin.name)
-            })?;
+            let served = config.served_name(&tool_name);
+            let spec = ToolSpec::new(descriptor, mounts, limits)
+                .and_then(|spec| spec.serve_as(served))
+                .with_context(|| {
+                    format!("plugin `{}` has an invalid tool `{tool_name}`", plugin.name)
+                })?;
             if tools.iter().any(|t: &Arc<ToolSpec>| t.name == spec.name) {
                 bail!("plugin `{}` lists tool `{}` twice", plugin.name, spec.name);
             }
@@ -134,6 +200,28 @@ impl Plugin {
         &self.grants
     }
 
+    /// What kind of component it is: `contract`, `command` or `plain`.
+    pub fn kind(&self) -> &'static str {
+        match self.kind {
+            Kind::Contract(_) => "contract",
+            Kind::Command(_) => "command",
+            Kind::Plain(_) => "plain",
+        }
+    }
+
+    /// The exported functions of a plain component that are not served.
+    pub fn refused(&self) -> &[plain::Refused] {
+        &self.refused
+    }
+
+    /// The contract's exports, if the component implements it.
+    fn contract(&self) -> Option<&Exports> {
+        match &self.kind {
+            Kind::Contract(exports) => Some(exports),
+            _ => None,
+        }
+    }
+
     /// Runs one call in a fresh instance.
     ///
     /// The guest runs on a fiber within the calling task and yields to the
@@ -146,10 +234,8 @@ impl Plugin {
         arguments: String,
         cx: &CallContext,
     ) -> Result<v1::ToolResult, CallError> {
-        let call = wit::Call {
-            tool: tool.name.clone(),
-            arguments,
-        };
+        let stdio = matches!(self.kind, Kind::Command(_))
+            .then(|| command::stdio(&self.name, &arguments, tool.limits.max_output_bytes));
         let scope = ToolScope {
             name: &tool.name,
             mounts: cx.mounts.as_deref().unwrap_or(&tool.mounts),
@@ -157,13 +243,32 @@ impl Plugin {
             network: &self.grants.network,
             read_only: tool.read_only(),
             limits: tool.limits,
+            stdio: stdio.as_ref(),
         };
         let run = async {
             let mut run = self.start(&scope, cx).await?;
-            let tools = self.exports.tools.load(&mut run.store, &run.instance);
-            let result = match tools {
-                Ok(tools) => tools.call_call_tool(&mut run.store, &call).await,
-                Err(error) => Err(error),
+            let (store, instance) = (&mut run.store, &run.instance);
+            let result = match &self.kind {
+                Kind::Contract(exports) => {
+                    let call = wit::Call {
+                        tool: tool.guest.clone(),
+                        arguments,
+                    };
+                    match exports.tools.load(&mut *store, instance) {
+                        Ok(tools) => tools.call_call_tool(&mut *store, &call).await,
+                        Err(error) => Err(error),
+                    }
+                }
+                Kind::Plain(functions) => {
+                    match functions.iter().find(|f| f.descriptor.name == tool.guest) {
+                        Some(function) => plain::call(store, instance, function, &arguments).await,
+                        None => Err(wasmtime::format_err!("no function for `{}`", tool.guest)),
+                    }
+                }
+                Kind::Command(indices) => match &stdio {
+                    Some(stdio) => command::run(store, instance, indices, stdio).await,
+                    None => Err(wasmtime::format_err!("a command run without its streams")),
+                },
             };
             result.map_err(|error| self.failure(&run.store, &scope, error))
         };
@@ -177,7 +282,7 @@ impl Plugin {
 
     /// Whether the plugin exports `completions`.
     pub fn exports_completions(&self) -> bool {
-        self.exports.completions.is_some()
+        self.contract().is_some_and(|e| e.completions.is_some())
     }
 
     /// What the plugin offers besides tools, as listed at load time.
@@ -188,19 +293,22 @@ impl Plugin {
     /// Lists tools, and resources, templates and prompts where exported.
     async fn list_in(&self, run: &mut Run) -> wasmtime::Result<Listing> {
         let (store, instance) = (&mut run.store, &run.instance);
-        let tools = self.exports.tools.load(&mut *store, instance)?;
+        let exports = self
+            .contract()
+            .ok_or_else(|| wasmtime::format_err!("not a contract plugin"))?;
+        let tools = exports.tools.load(&mut *store, instance)?;
         let mut listing = Listing {
             tools: tools.call_list_tools(&mut *store).await?,
             resources: Vec::new(),
             templates: Vec::new(),
             prompts: Vec::new(),
         };
-        if let Some(resources) = &self.exports.resources {
+        if let Some(resources) = &exports.resources {
             let resources = resources.load(&mut *store, instance)?;
             listing.resources = resources.call_list_resources(&mut *store).await?;
             listing.templates = resources.call_list_templates(&mut *store).await?;
         }
-        if let Some(prompts) = &self.exports.prompts {
+        if let Some(prompts) = &exports.prompts {
             let prompts = prompts.load(&mut *store, instance)?;
             listing.prompts = prompts.call_list_prompts(&mut *store).await?;
         }
@@ -217,6 +325,7 @@ impl Plugin {
             network: &self.grants.network,
             read_only: true,
             limits: self.limits,
+            stdio: None,
         }
     }
 
@@ -241,7 +350,7 @@ impl Plugin {
         &self,
         cx: &CallContext,
     ) -> Result<Vec<v2::ResourceDescriptor>, CallError> {
-        let Some(indices) = &self.exports.resources else {
+        let Some(indices) = self.contract().and_then(|e| e.resources.as_ref()) else {
             return Ok(Vec::new());
         };
         let scope = self.feature_scope("resources/list", cx);
@@ -269,7 +378,7 @@ impl Plugin {
         uri: &str,
         cx: &CallContext,
     ) -> Result<Result<Vec<v2::ResourceContents>, Failure>, CallError> {
-        let Some(indices) = &self.exports.resources else {
+        let Some(indices) = self.contract().and_then(|e| e.resources.as_ref()) else {
             return Ok(Err(Failure::NotFound(format!("no resource `{uri}`"))));
         };
         let what = format!("resources/read {uri}");
@@ -290,7 +399,7 @@ impl Plugin {
         arguments: Vec<(String, String)>,
         cx: &CallContext,
     ) -> Result<Result<v2::Prompt, Failure>, CallError> {
-        let Some(indices) = &self.exports.prompts else {
+        let Some(indices) = self.contract().and_then(|e| e.prompts.as_ref()) else {
             return Ok(Err(Failure::NotFound(format!("no prompt `{name}`"))));
         };
         let what = format!("prompts/get {name}");
@@ -311,7 +420,7 @@ impl Plugin {
         request: v2::CompletionRequest,
         cx: &CallContext,
     ) -> Result<Result<v2::Completion, Failure>, CallError> {
-        let Some(indices) = &self.exports.completions else {
+        let Some(indices) = self.contract().and_then(|e| e.completions.as_ref()) else {
             return Ok(Ok(v2::Completion {
                 values: Vec::new(),
                 total: None,
@@ -338,6 +447,7 @@ impl Plugin {
             scope.env,
             scope.read_only,
             GUEST_OUTPUT_LOG_BYTES,
+            scope.stdio,
         )
         .map_err(|error| CallError::Setup {
             tool: what.to_string(),
@@ -488,6 +598,8 @@ struct ToolScope<'a> {
     network: &'a Arc<[String]>,
     read_only: bool,
     limits: Limits,
+    /// A command's streams; `None` sends guest output to the log.
+    stdio: Option<&'a CommandStdio>,
 }
 
 impl ToolScope<'static> {
@@ -502,6 +614,33 @@ impl ToolScope<'static> {
             network: &NONE,
             read_only: true,
             limits,
+            stdio: None,
         }
     }
+}
+
+/// `descriptor` (of a plain component or a command, which say nothing of
+/// what they do) with the category and annotations its grants imply:
+/// `write` if a mount it sees is writable, else `network` if it may reach
+/// a host, else `read`.
+fn by_grants(mut descriptor: v1::ToolDescriptor, config: &PluginConfig) -> v1::ToolDescriptor {
+    let writes = config
+        .mounts_for(&descriptor.name)
+        .iter()
+        .any(|m| m.writable);
+    let network = !config.network.is_empty();
+    descriptor.category = if writes {
+        v1::Category::Write
+    } else if network {
+        v1::Category::Network
+    } else {
+        v1::Category::Read
+    };
+    descriptor.annotations = v1::Annotations {
+        read_only: !writes,
+        destructive: writes,
+        idempotent: false,
+        open_world: network,
+    };
+    descriptor
 }

@@ -136,6 +136,7 @@ pub fn wasi_ctx(
     env: &[(String, String)],
     read_only: bool,
     stdout_cap: usize,
+    stdio: Option<&CommandStdio>,
 ) -> Result<WasiCtx> {
     // File operations are done in place, on the thread that runs the guest:
     // a blocking-pool thread of the call's own (see `Server::call`), never a
@@ -160,10 +161,126 @@ pub fn wasi_ctx(
     for (key, value) in env {
         builder.env(key, value);
     }
-    let output = OutputBudget::new(stdout_cap);
-    builder.stdout(LogStream::new(plugin.clone(), "stdout", output.clone()));
-    builder.stderr(LogStream::new(plugin.clone(), "stderr", output));
+    match stdio {
+        Some(stdio) => {
+            builder.args(&stdio.argv);
+            builder.stdin(wasmtime_wasi::p2::pipe::MemoryInputPipe::new(
+                stdio.stdin.clone(),
+            ));
+            builder.stdout(stdio.stdout.clone());
+            builder.stderr(stdio.stderr.clone());
+        }
+        None => {
+            let output = OutputBudget::new(stdout_cap);
+            builder.stdout(LogStream::new(plugin.clone(), "stdout", output.clone()));
+            builder.stderr(LogStream::new(plugin.clone(), "stderr", output));
+        }
+    }
     Ok(builder.build())
+}
+
+/// A WASI command's standard streams for one run: its arguments, its
+/// stdin, and its stdout and stderr kept in memory for the result.
+pub struct CommandStdio {
+    /// `argv`, its name first.
+    pub argv: Vec<String>,
+    /// What it reads from stdin, then end of file.
+    pub stdin: Bytes,
+    /// What it writes to stdout.
+    pub stdout: Captured,
+    /// What it writes to stderr.
+    pub stderr: Captured,
+}
+
+/// An output stream kept in memory up to a cap; writes past it always
+/// succeed (a chatty command never fails for it) and are dropped, and the
+/// stream remembers that it was cut.
+#[derive(Clone)]
+pub struct Captured(Arc<Mutex<(Vec<u8>, usize, bool)>>);
+
+impl Captured {
+    /// A stream that keeps up to `cap` bytes.
+    pub fn new(cap: usize) -> Captured {
+        Captured(Arc::new(Mutex::new((Vec::new(), cap, false))))
+    }
+
+    /// What was kept, and whether more was written and dropped.
+    pub fn take(&self) -> (Vec<u8>, bool) {
+        let mut inner = match self.0.lock() {
+            Ok(inner) => inner,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        (std::mem::take(&mut inner.0), inner.2)
+    }
+
+    fn write_bytes(&self, bytes: &[u8]) {
+        let mut inner = match self.0.lock() {
+            Ok(inner) => inner,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let room = inner.1.saturating_sub(inner.0.len());
+        let kept = bytes.len().min(room);
+        inner.0.extend_from_slice(&bytes[..kept]);
+        if kept < bytes.len() {
+            inner.2 = true;
+        }
+    }
+}
+
+impl IsTerminal for Captured {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for Captured {
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.clone())
+    }
+
+    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+#[async_trait::async_trait]
+impl OutputStream for Captured {
+    fn write(&mut self, bytes: Bytes) -> Result<(), StreamError> {
+        self.write_bytes(&bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), StreamError> {
+        Ok(())
+    }
+
+    fn check_write(&mut self) -> Result<usize, StreamError> {
+        Ok(64 * 1024)
+    }
+}
+
+#[async_trait::async_trait]
+impl Pollable for Captured {
+    async fn ready(&mut self) {}
+}
+
+impl tokio::io::AsyncWrite for Captured {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.write_bytes(buf);
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
 }
 
 /// The name a mount has inside the sandbox, where the guest's libc (wasi-libc)

@@ -19,8 +19,12 @@ pub type JsonObject = Map<String, Value>;
 
 /// A tool as the host knows it.
 pub struct ToolSpec {
-    /// The tool's name.
+    /// The tool's name, as served: the plugin's own name for it, or its
+    /// `rename`, or either with the plugin's `prefix` (see [`ToolSpec::serve_as`]).
     pub name: String,
+    /// The name the plugin itself knows the tool by, which calls use; the
+    /// key of its `[[plugin.tool]]` overrides.
+    pub guest: String,
     /// Its title, for people.
     pub title: String,
     /// Its description, for the model.
@@ -62,6 +66,7 @@ impl ToolSpec {
             .transpose()?;
         Ok(ToolSpec {
             category: category_name(descriptor.category)?,
+            guest: descriptor.name.clone(),
             name: descriptor.name,
             title: descriptor.title,
             description: descriptor.description,
@@ -72,6 +77,16 @@ impl ToolSpec {
             limits,
             validator: OnceLock::new(),
         })
+    }
+
+    /// The same tool served under `name` (a `rename`, a `prefix`); calls
+    /// still reach the guest by [`ToolSpec::guest`].
+    pub fn serve_as(mut self, name: String) -> Result<ToolSpec> {
+        if !is_tool_name(&name) {
+            bail!("`{name}` is not a valid tool name: names are {TOOL_NAME_RULE}");
+        }
+        self.name = name;
+        Ok(self)
     }
 
     /// Whether the tool only reads: then every mount is read-only for it.

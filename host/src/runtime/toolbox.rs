@@ -168,7 +168,7 @@ impl Toolbox {
 
     fn add(&mut self, config: &Config, plugin_config: &PluginConfig, plugin: Arc<Plugin>) {
         for name in plugin_config.tools_overrides.keys() {
-            if !plugin.tools().iter().any(|spec| &spec.name == name) {
+            if !plugin.tools().iter().any(|spec| &spec.guest == name) {
                 self.warnings.push(format!(
                     "plugin `{}` has a [[plugin.tool]] entry for `{name}`, but offers no such tool",
                     plugin_config.name
@@ -535,6 +535,10 @@ fn load_plugin(
             let bytes = component_file::read(path, max_component_bytes)?;
             let sha256 = Sha256::digest(&bytes).into();
             (Cow::Owned(bytes), sha256)
+        }
+        PluginSource::Oci(source) => {
+            let pulled = super::oci::component(source, max_component_bytes)?;
+            (Cow::Owned(pulled.bytes), pulled.sha256)
         }
     };
     let mut env = Vec::new();

@@ -28,8 +28,8 @@ use tokio::sync::watch;
 use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::Server;
 use super::resources::{failure_error, read};
+use super::{Server, lists};
 use crate::config::Subscriptions;
 use crate::limits::{MAX_FOLLOWS, WATCH_BACKOFF_MAX, WATCH_INTERVAL};
 use crate::runtime::offerings::Failure;
@@ -454,16 +454,52 @@ impl Server {
                 }
             }
         };
+        // The list changes the stream asked for (accepted only while
+        // reloading), told as they happen.
+        let accepted = context.accepted();
+        let wanted = lists::Changed {
+            tools: accepted.tools_list_changed == Some(true),
+            resources: accepted.resources_list_changed == Some(true),
+            prompts: accepted.prompts_list_changed == Some(true),
+        };
+        let list_sink = context.sink().clone();
+        let mut served = self.served.clone();
+        let tell_lists = async {
+            if wanted == lists::Changed::default() {
+                return std::future::pending().await;
+            }
+            let mut last = lists::seen(&mut served);
+            while let Some(changed) = lists::next_change(&mut served, &mut last).await {
+                let sent = async {
+                    if changed.tools && wanted.tools {
+                        list_sink.notify_tool_list_changed().await?;
+                    }
+                    if changed.resources && wanted.resources {
+                        list_sink.notify_resource_list_changed().await?;
+                    }
+                    if changed.prompts && wanted.prompts {
+                        list_sink.notify_prompt_list_changed().await?;
+                    }
+                    Ok::<(), rmcp::service::SubscriptionSendError>(())
+                };
+                if sent.await.is_err() {
+                    break;
+                }
+            }
+            std::future::pending().await
+        };
         if !follows.is_empty() {
             tokio::select! {
                 () = context.cancelled() => {}
                 () = self.stopping.cancelled() => {}
                 () = forward_all => {}
+                () = tell_lists => {}
             }
         } else {
             tokio::select! {
                 () = context.cancelled() => {}
                 () = self.stopping.cancelled() => {}
+                () = tell_lists => {}
             }
         }
         drop(follows);
@@ -471,14 +507,23 @@ impl Server {
     }
 }
 
-/// What a `subscriptions/listen` stream is granted of what it asked:
-/// resources only, at most `max_subscriptions` of them. The lists of tools,
-/// prompts and templates do not change while the server runs. rmcp keeps
-/// what `get_info` declares, so while the plugins are still loading
-/// (nothing declared yet) the acknowledgment lists no resources, and the
-/// client sees that.
-pub(super) fn accepted(requested: &SubscriptionFilter, max: usize) -> SubscriptionFilter {
+/// What a `subscriptions/listen` stream is granted of what it asked: at
+/// most `max_subscriptions` resources, and, when the server is `reloading`,
+/// the changes to the lists of tools, resources and prompts (otherwise they
+/// do not change while the server runs). rmcp keeps what `get_info`
+/// declares, so while the plugins are still loading (nothing declared yet)
+/// the acknowledgment lists no resources, and the client sees that.
+pub(super) fn accepted(
+    requested: &SubscriptionFilter,
+    max: usize,
+    reloading: bool,
+) -> SubscriptionFilter {
     let mut accepted = SubscriptionFilter::default();
+    if reloading {
+        accepted.tools_list_changed = requested.tools_list_changed;
+        accepted.resources_list_changed = requested.resources_list_changed;
+        accepted.prompts_list_changed = requested.prompts_list_changed;
+    }
     accepted.resource_subscriptions = requested
         .resource_subscriptions
         .as_ref()
