@@ -1836,3 +1836,175 @@ async fn a_patch_cut_by_the_cap_still_counts_every_file() {
     server_small.stop().await;
     server.stop().await;
 }
+
+/// See issue 31: blame searched for a rename at every commit whose parent lacked the file, with
+/// the whole trees' rename detection, even when another parent had the same version (a merge
+/// of a branch from before the rename): `builtin/log.c` of the git project took 292 s. Now,
+/// as git does, the search comes only when no parent has the same version, and looks for one
+/// destination. Blame across a rename, a merge of a branch from before it and a second rename
+/// in the same commit matches git's.
+#[tokio::test]
+async fn blame_across_renames_and_old_branches_matches_git() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    init(&dir);
+    let text =
+        |name: &str| -> Vec<String> { (1..=30).map(|n| format!("{name} line {n}\n")).collect() };
+    let (mut a, mut b) = (text("a"), text("b"));
+    write(&dir, "src/a.txt", a.concat());
+    write(&dir, "src/b.txt", b.concat());
+    write(&dir, "src/same.txt", "the same\n");
+    commit(&dir, "start");
+    git(&dir, &["branch", "side"]);
+    // main: both files move, one with an edit, and a copy of an unrelated file appears.
+    git(&dir, &["mv", "src", "lib"]);
+    a[4] = "a line 5, on main\n".into();
+    write(&dir, "lib/a.txt", a.concat());
+    commit(&dir, "move src to lib");
+    for round in 0..3 {
+        b[10 + round] = format!("b line {}, round {round}\n", 11 + round);
+        write(&dir, "lib/b.txt", b.concat());
+        commit(&dir, &format!("main round {round}"));
+    }
+    // side, from before the move: edits under the old names.
+    git(&dir, &["checkout", "-q", "side"]);
+    let mut side_a = text("a");
+    for round in 0..3 {
+        side_a[20 + round] = format!("a line {}, on side {round}\n", 21 + round);
+        write(&dir, "src/a.txt", side_a.concat());
+        commit(&dir, &format!("side round {round}"));
+    }
+    git(&dir, &["checkout", "-q", "main"]);
+    git(&dir, &["merge", "-q", "--no-edit", "side"]);
+    b[0] = "b line 1, after the merge\n".into();
+    write(&dir, "lib/b.txt", b.concat());
+    commit(&dir, "after the merge");
+
+    let server = Server::start(&git_config(&fixture)).await;
+    for path in ["lib/a.txt", "lib/b.txt"] {
+        let blame = structured(&server, "git_blame", json!({"path": path})).await;
+        let expected: Vec<String> = git(&dir, &["blame", "--root", "-l", "-s", "HEAD", "--", path])
+            .lines()
+            .map(|line| line[..40].to_owned())
+            .collect();
+        assert_eq!(expected.len(), 30, "{path}");
+        assert_eq!(blamed_lines(&blame), expected, "blame {path}");
+        let origins: Vec<&str> = blame["hunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|hunk| hunk["original_path"].as_str())
+            .collect();
+        assert!(
+            origins.iter().any(|origin| origin.starts_with("src/")),
+            "{path}: {origins:?}"
+        );
+    }
+}
+
+/// See issue 31: `follow` gave the simplified `git log -- path` history (merges kept, commits of
+/// a side branch whose merge kept main's version dropped), where `git log --follow` walks every
+/// commit, shows none of the merges and switches to the earlier name at a rename, for the rest
+/// of the walk, on every branch, or to the source of a copy. Compared with git on a history
+/// with merges, an `ours` merge, a rename on main and one on a side branch, a rename with an
+/// edit, an exact copy and an inexact one.
+#[tokio::test]
+async fn follow_walks_as_git_log_follow() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    init(&dir);
+    let mut a: Vec<String> = (1..=20).map(|n| format!("a line {n}\n")).collect();
+    let mut c: Vec<String> = (1..=20).map(|n| format!("c line {n}\n")).collect();
+    write(&dir, "a.txt", a.concat());
+    write(&dir, "c.txt", c.concat());
+    commit(&dir, "start");
+    git(&dir, &["branch", "side"]);
+    git(&dir, &["branch", "dropped"]);
+    git(&dir, &["branch", "moves"]);
+    a[0] = "a line 1 on main\n".into();
+    write(&dir, "a.txt", a.concat());
+    commit(&dir, "main edits a");
+    // side: two edits of a.txt, merged normally.
+    git(&dir, &["checkout", "-q", "side"]);
+    let mut side_a = a.clone();
+    side_a[0] = "a line 1\n".into();
+    for round in 0..2 {
+        side_a[10 + round] = format!("a line {} on side\n", 11 + round);
+        write(&dir, "a.txt", side_a.concat());
+        commit(&dir, &format!("side {round}"));
+    }
+    // dropped: an edit of a.txt that an `ours` merge leaves out.
+    git(&dir, &["checkout", "-q", "dropped"]);
+    let mut dropped = a.clone();
+    dropped[0] = "a line 1\n".into();
+    dropped[15] = "a line 16, dropped\n".into();
+    write(&dir, "a.txt", dropped.concat());
+    commit(&dir, "dropped edit");
+    // moves: renames c.txt to d.txt, then edits it.
+    git(&dir, &["checkout", "-q", "moves"]);
+    git(&dir, &["mv", "c.txt", "d.txt"]);
+    commit(&dir, "moves renames c to d");
+    c[5] = "c line 6 on moves\n".into();
+    write(&dir, "d.txt", c.concat());
+    commit(&dir, "moves edits d");
+    git(&dir, &["checkout", "-q", "main"]);
+    git(&dir, &["merge", "-q", "--no-edit", "side"]);
+    git(&dir, &["merge", "-q", "--no-edit", "-s", "ours", "dropped"]);
+    git(&dir, &["merge", "-q", "--no-edit", "moves"]);
+    // main: a.txt moves to b.txt with an edit, then is edited again; a copy of d.txt appears.
+    let merged = std::fs::read_to_string(dir.join("a.txt")).unwrap();
+    std::fs::remove_file(dir.join("a.txt")).unwrap();
+    write(
+        &dir,
+        "b.txt",
+        merged.replace("a line 3\n", "a line three\n"),
+    );
+    commit(&dir, "rename a to b with an edit");
+    write(
+        &dir,
+        "b.txt",
+        merged.replace("a line 3\n", "a line 3, again\n"),
+    );
+    write(&dir, "e.txt", c.concat());
+    commit(&dir, "edit b, copy d to e");
+    // An inexact copy of a file that stays: git's follow search finds copies harder.
+    let mut f = c.clone();
+    f[8] = "c line nine\n".into();
+    write(&dir, "f.txt", f.concat());
+    commit(&dir, "copy d to f with an edit");
+
+    let server = Server::start(&git_config(&fixture)).await;
+    for path in ["b.txt", "d.txt", "e.txt", "f.txt", "a.txt", "c.txt"] {
+        let log = structured(&server, "git_log", json!({"path": path, "follow": true})).await;
+        let expected = git_ids(&dir, &["--follow", "--", path]);
+        assert_eq!(ids(&log), expected, "follow {path}");
+        let simplified = structured(&server, "git_log", json!({"path": path})).await;
+        assert_eq!(
+            ids(&simplified),
+            git_ids(&dir, &["--", path]),
+            "path {path}"
+        );
+    }
+    // b.txt: the side commits and the dropped one are there, no merge is, and the walk went on
+    // under a.txt back to the first commit.
+    let followed =
+        ids(&structured(&server, "git_log", json!({"path": "b.txt", "follow": true})).await);
+    assert_eq!(followed.len(), 7, "{followed:?}");
+    let dropped = git(&dir, &["rev-parse", "dropped"]).trim().to_owned();
+    assert!(followed.contains(&dropped));
+    let simplified = ids(&structured(&server, "git_log", json!({"path": "a.txt"})).await);
+    assert!(!simplified.contains(&dropped));
+    // A page counts shown commits, as git's `-n` with `--follow` does.
+    let page = structured(
+        &server,
+        "git_log",
+        json!({"path": "d.txt", "follow": true, "max_count": 2}),
+    )
+    .await;
+    assert_eq!(
+        ids(&page),
+        git_ids(&dir, &["--follow", "-n", "2", "--", "d.txt"])
+    );
+    assert_eq!(page["more"], json!(true));
+    server.stop().await;
+}

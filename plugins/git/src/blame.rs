@@ -195,19 +195,29 @@ type Lines = Vec<(u32, u32)>;
 /// A commit that has lines not placed yet, and its version of the file.
 struct Suspect {
     blob: ObjectId,
+    /// The trees from the commit's root down to the file's directory: a
+    /// parent whose tree on that path is one of these has the same file
+    /// without reading further (git's tree diff prunes the same way).
+    trees: Vec<ObjectId>,
     lines: Lines,
 }
 
+/// Where the file is in a parent: its path, version and trees there.
+type Source = (BString, ObjectId, Vec<ObjectId>);
+
 /// git's blame: the commit, its version of the file and the `wanted` lines
 /// of it start as the one suspect. Suspects are taken newest first by commit
-/// time. A suspect passes every line to a parent with the same version of
-/// the file, and otherwise, parent by parent, the lines a diff shows
-/// unchanged; the lines no parent takes were changed by the suspect. A
-/// parent without the file is searched for a rename; a shallow clone's edge
-/// commits count as having no parents, as git counts them.
+/// time. A suspect passes every line to the first parent with the same
+/// version of the file, and otherwise, parent by parent, the lines a diff
+/// shows unchanged; the lines no parent takes were changed by the suspect.
+/// A parent without the file is searched for a rename, only when no parent
+/// has the same version (as git does); a shallow clone's edge commits count
+/// as having no parents, as git counts them.
 ///
-/// Only the two versions being compared are held at a time: memory grows
-/// with the lines in flight, not with the file's history.
+/// Each step reads the commits and the trees along the path until one is the
+/// child's own (most steps read one commit and one root tree). Only the two
+/// versions being compared are held at a time: memory grows with the lines
+/// in flight, not with the file's history.
 fn walk(
     repo: &gix::Repository,
     tip: ObjectId,
@@ -224,17 +234,24 @@ fn walk(
     let mut pending: HashMap<(ObjectId, BString), Suspect> = HashMap::new();
     let mut queue: BinaryHeap<(i64, ObjectId, BString)> = BinaryHeap::new();
     let first = wanted.start;
+    let tip_commit = repo
+        .find_commit(tip)
+        .map_err(|e| fail(&format!("cannot read commit {tip}"), e))?;
+    let trees = locate(repo, &tip_commit, path.as_ref(), None)?
+        .map(|(_, trees)| trees)
+        .unwrap_or_default();
     pending.insert(
         (tip, path.clone()),
         Suspect {
             blob,
+            trees,
             lines: wanted.map(|line| (line, line - first)).collect(),
         },
     );
-    queue.push((commit_time(repo, tip)?, tip, path));
+    queue.push((commit_time(&tip_commit)?, tip, path));
     let mut last: Option<(ObjectId, Vec<u8>)> = None;
 
-    while let Some((_, id, path)) = queue.pop() {
+    'suspects: while let Some((_, id, path)) = queue.pop() {
         let Some(suspect) = pending.remove(&(id, path.clone())) else {
             continue;
         };
@@ -246,35 +263,44 @@ fn walk(
         } else {
             commit.parent_ids().map(|parent| parent.detach()).collect()
         };
-        // Where the file is in each parent: its path and version there.
-        let mut sources = Vec::with_capacity(parents.len());
+        // Where the file is in each parent, by its path alone; the first
+        // parent with this very version takes every line.
+        let mut sources: Vec<(gix::Commit<'_>, Option<Source>)> = Vec::with_capacity(parents.len());
         for parent_id in &parents {
             let parent = repo
                 .find_commit(*parent_id)
                 .map_err(|e| fail(&format!("cannot read commit {parent_id}"), e))?;
-            let source = match blob_at(&parent, path.as_ref())? {
-                Some(blob) => Some((path.clone(), blob)),
-                None => diff::renamed_from(repo, &parent, &commit, &path)?
-                    .map(|earlier| (earlier.path, earlier.id)),
-            };
-            sources.push((*parent_id, source));
+            let known = (suspect.trees.as_slice(), suspect.blob);
+            let source = locate(repo, &parent, path.as_ref(), Some(known))?
+                .map(|(blob, trees)| (path.clone(), blob, trees));
+            if let Some((from, blob, trees)) = source.as_ref()
+                && *blob == suspect.blob
+            {
+                let time = commit_time(&parent)?;
+                let to = Target {
+                    parent: *parent_id,
+                    time,
+                    path: from,
+                    blob: *blob,
+                    trees,
+                };
+                hand_over(&mut pending, &mut queue, to, suspect.lines);
+                continue 'suspects;
+            }
+            sources.push((parent, source));
         }
-        // The same version in a parent: everything came from there.
-        if let Some((parent, Some((from, blob)))) = sources.iter().find(|(_, source)| {
-            source
-                .as_ref()
-                .is_some_and(|(_, blob)| *blob == suspect.blob)
-        }) {
-            hand_over(
-                repo,
-                &mut pending,
-                &mut queue,
-                *parent,
-                from,
-                *blob,
-                suspect.lines,
-            )?;
-            continue;
+        // A parent without the file: a rename, searched for only now (a
+        // merge of a branch from before a rename usually takes the file from
+        // the other parent, and then nothing is searched).
+        for (parent, source) in &mut sources {
+            if source.is_none()
+                && let Some(earlier) = diff::renamed_from(repo, parent, &commit, &path)?
+            {
+                let trees = locate(repo, parent, earlier.path.as_ref(), None)?
+                    .map(|(_, trees)| trees)
+                    .unwrap_or_default();
+                *source = Some((earlier.path, earlier.id, trees));
+            }
         }
         let mut lines = suspect.lines;
         if sources.iter().any(|(_, source)| source.is_some()) {
@@ -285,14 +311,24 @@ fn walk(
                 _ => read_blob(repo, suspect.blob)?,
             };
             for (parent, source) in sources {
-                let Some((from, blob)) = source else { continue };
+                let Some((from, blob, trees)) = source else {
+                    continue;
+                };
                 if lines.is_empty() {
                     break;
                 }
                 let theirs = read_blob(repo, blob)?;
                 let (kept, taken) = unchanged_in(&theirs, &ours, lines);
                 lines = kept;
-                hand_over(repo, &mut pending, &mut queue, parent, &from, blob, taken)?;
+                let time = commit_time(&parent)?;
+                let to = Target {
+                    parent: parent.id,
+                    time,
+                    path: &from,
+                    blob,
+                    trees: &trees,
+                };
+                hand_over(&mut pending, &mut queue, to, taken);
                 last = Some((blob, theirs));
             }
         }
@@ -310,32 +346,82 @@ fn walk(
         .collect()
 }
 
-/// Gives `lines` to the suspect `parent` (with the file at `path` as `blob`),
-/// queueing it if it is new.
-fn hand_over(
+/// The blob at `path` in `commit`'s tree, if it is a file there, and the
+/// trees from the root down to its directory. With `known` (the trees and
+/// blob of the same path in another commit), a tree on the way that is one
+/// of those gives that blob without reading further.
+fn locate(
     repo: &gix::Repository,
+    commit: &gix::Commit<'_>,
+    path: &BStr,
+    known: Option<(&[ObjectId], ObjectId)>,
+) -> Result<Option<(ObjectId, Vec<ObjectId>)>, Error> {
+    let unreadable = |e: &dyn std::fmt::Display| {
+        Error::new(format!("cannot read the tree of {}: {e}", commit.id))
+    };
+    let parts: Vec<&[u8]> = path.split(|byte| *byte == b'/').collect();
+    let mut id = commit.tree_id().map_err(|e| unreadable(&e))?.detach();
+    let mut trees = Vec::with_capacity(parts.len());
+    for (depth, part) in parts.iter().enumerate() {
+        if let Some((known_trees, blob)) = known
+            && known_trees.len() == parts.len()
+            && known_trees[depth] == id
+        {
+            trees.extend_from_slice(&known_trees[depth..]);
+            return Ok(Some((blob, trees)));
+        }
+        trees.push(id);
+        let tree = repo.find_tree(id).map_err(|e| unreadable(&e))?;
+        let Some(entry) = tree.find_entry(*part) else {
+            return Ok(None);
+        };
+        let mode = entry.mode();
+        let entry_id = entry.object_id();
+        if depth + 1 == parts.len() {
+            return Ok((mode.is_blob() || mode.is_link()).then_some((entry_id, trees)));
+        }
+        if !mode.is_tree() {
+            return Ok(None);
+        }
+        id = entry_id;
+    }
+    Ok(None)
+}
+
+/// The suspect that lines are handed to.
+struct Target<'a> {
+    parent: ObjectId,
+    time: i64,
+    path: &'a BString,
+    blob: ObjectId,
+    trees: &'a [ObjectId],
+}
+
+/// Gives `lines` to the suspect `to`, queueing it if it is new.
+fn hand_over(
     pending: &mut HashMap<(ObjectId, BString), Suspect>,
     queue: &mut BinaryHeap<(i64, ObjectId, BString)>,
-    parent: ObjectId,
-    path: &BString,
-    blob: ObjectId,
+    to: Target<'_>,
     mut lines: Lines,
-) -> Result<(), Error> {
+) {
     if lines.is_empty() {
-        return Ok(());
+        return;
     }
-    match pending.entry((parent, path.clone())) {
+    match pending.entry((to.parent, to.path.clone())) {
         std::collections::hash_map::Entry::Occupied(mut known) => {
             let known = known.get_mut();
             known.lines.append(&mut lines);
             known.lines.sort_unstable();
         }
         std::collections::hash_map::Entry::Vacant(new) => {
-            new.insert(Suspect { blob, lines });
-            queue.push((commit_time(repo, parent)?, parent, path.clone()));
+            new.insert(Suspect {
+                blob: to.blob,
+                trees: to.trees.to_vec(),
+                lines,
+            });
+            queue.push((to.time, to.parent, to.path.clone()));
         }
     }
-    Ok(())
 }
 
 /// Splits `lines` of `new` (sorted by their index in `new`) into those a
@@ -382,10 +468,11 @@ fn read_blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, Error> {
         .data)
 }
 
-fn commit_time(repo: &gix::Repository, id: ObjectId) -> Result<i64, Error> {
-    repo.find_commit(id)
-        .and_then(|commit| Ok(commit.time()?.seconds))
-        .map_err(|e| fail(&format!("cannot read commit {id}"), e))
+fn commit_time(commit: &gix::Commit<'_>) -> Result<i64, Error> {
+    commit
+        .time()
+        .map(|time| time.seconds)
+        .map_err(|e| fail(&format!("cannot read commit {}", commit.id), e))
 }
 
 fn describe(repo: &gix::Repository, id: ObjectId) -> Result<BlameCommit, Error> {
@@ -403,4 +490,48 @@ fn describe(repo: &gix::Repository, id: ObjectId) -> Result<BlameCommit, Error> 
         date: iso_time(&time),
         subject,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Blames a file of a real clone natively and prints the time:
+    /// `TOOLCELL_BLAME_REPO=/path/to/clone TOOLCELL_BLAME_PATH=builtin/log.c
+    /// cargo test --release --manifest-path plugins/git/Cargo.toml -- --ignored
+    /// --nocapture blame_a_real_history`.
+    #[test]
+    #[ignore = "needs a clone named by TOOLCELL_BLAME_REPO"]
+    fn blame_a_real_history() -> Result<(), Error> {
+        let (Ok(dir), Ok(path)) = (
+            std::env::var("TOOLCELL_BLAME_REPO"),
+            std::env::var("TOOLCELL_BLAME_PATH"),
+        ) else {
+            return Ok(());
+        };
+        let mut repo = gix::open_opts(&dir, gix::open::Options::isolated())
+            .map_err(|e| fail("cannot open", e))?;
+        repo.object_cache_size_if_unset(16 * 1024 * 1024);
+        repo.objects.set_pack_cache(|| {
+            Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(
+                24 * 1024 * 1024,
+            ))
+        });
+        let commit = repo::commit(&repo, "HEAD")?;
+        let path = BString::from(path);
+        let blob = blob_at(&commit, path.as_ref())?.ok_or_else(|| Error::new("no such file"))?;
+        let lines = read_blob(&repo, blob)?.lines_with_terminator().count() as u32;
+        let start = std::time::Instant::now();
+        let origins = walk(&repo, commit.id, path, blob, 0..lines)?;
+        let commits: HashSet<ObjectId> = origins.iter().map(|origin| origin.commit).collect();
+        eprintln!(
+            "{lines} lines, {} commits, {:?}",
+            commits.len(),
+            start.elapsed()
+        );
+        for origin in &origins {
+            println!("{} {}", origin.commit, origin.line + 1);
+        }
+        Ok(())
+    }
 }

@@ -499,20 +499,145 @@ fn pair_basenames(
 }
 
 /// The file `path` was in `parent` when `commit` renamed it to `path`, if
-/// it did (git's rename detection over the two trees).
+/// it did: git's rename search for one destination (its `single_follow`, as
+/// `git blame` and `git log --follow` use it). Only the files `commit`
+/// deleted are candidates: one with the same contents (the one with the same
+/// name first), else the most similar, at least 50% similar (the same name
+/// breaking a tie). One destination against the deletions, not every added
+/// file against every deleted one: a walk that asks this at each commit
+/// whose parent lacks the file pays for one file, not for the whole diff.
 pub fn renamed_from(
     repo: &gix::Repository,
     parent: &gix::Commit<'_>,
     commit: &gix::Commit<'_>,
     path: &BString,
 ) -> Result<Option<Side>, Error> {
-    // The whole trees: the earlier name is outside `path`.
-    let changes = tree_changes(repo, Some(parent), commit, None)?;
-    Ok(changes.into_iter().find_map(|change| {
-        let renamed = change.kind == Kind::Renamed
-            && change.new.as_ref().is_some_and(|new| new.path == *path);
-        renamed.then_some(change.old).flatten()
-    }))
+    source_of(repo, parent, commit, path, false)
+}
+
+/// The file `path` was renamed or copied from when `commit` added it, as
+/// `git log --follow` searches: like [`renamed_from`], but every file of
+/// `parent` is a candidate, kept ones too (git's follow search finds
+/// copies harder), the deleted ones first among equals.
+pub fn followed_from(
+    repo: &gix::Repository,
+    parent: &gix::Commit<'_>,
+    commit: &gix::Commit<'_>,
+    path: &BString,
+) -> Result<Option<Side>, Error> {
+    source_of(repo, parent, commit, path, true)
+}
+
+fn source_of(
+    repo: &gix::Repository,
+    parent: &gix::Commit<'_>,
+    commit: &gix::Commit<'_>,
+    path: &BString,
+    copies: bool,
+) -> Result<Option<Side>, Error> {
+    use gix::object::tree::diff::ChangeDetached as C;
+    let (old_tree, new_tree) = (commit_tree(parent)?, commit_tree(commit)?);
+    let options = gix::diff::Options::default().with_rewrites(None);
+    let changes = repo
+        .diff_tree_to_tree(Some(&old_tree), Some(&new_tree), Some(options))
+        .map_err(|e| fail("cannot compare the trees", e))?;
+    let mut target = None;
+    let mut deleted = Vec::new();
+    for change in changes {
+        match change {
+            C::Addition {
+                location,
+                entry_mode: mode,
+                id,
+                ..
+            } if location == *path && mode.is_blob() => target = Some(id),
+            C::Deletion {
+                location,
+                entry_mode: mode,
+                id,
+                ..
+            } if mode.is_blob() => deleted.push(Side {
+                path: location,
+                mode: entry_mode(mode),
+                id,
+                data: None,
+            }),
+            _ => {}
+        }
+    }
+    let Some(target) = target else {
+        return Ok(None);
+    };
+    if copies {
+        // Every other file of the parent, after the deleted ones.
+        let mut recorder = gix::traverse::tree::Recorder::default();
+        old_tree
+            .traverse()
+            .breadthfirst(&mut recorder)
+            .map_err(|e| fail(&format!("cannot read the tree of {}", parent.id), e))?;
+        let gone: std::collections::HashSet<BString> =
+            deleted.iter().map(|side| side.path.clone()).collect();
+        for entry in recorder.records {
+            if entry.mode.is_blob() && !gone.contains(&entry.filepath) {
+                deleted.push(Side {
+                    path: entry.filepath,
+                    mode: entry_mode(entry.mode),
+                    id: entry.oid,
+                    data: None,
+                });
+            }
+        }
+    }
+    let name = |path: &BString| path.rsplit_str("/").next().map(<[u8]>::to_owned);
+    let same_name = |side: &Side| name(&side.path) == name(path);
+    // Exact renames first, as git does.
+    let mut exact = deleted.iter().filter(|side| side.id == target);
+    if let Some(found) = exact.clone().find(|side| same_name(side)).or(exact.next()) {
+        return Ok(Some(found.clone()));
+    }
+    let size = |id: ObjectId| -> Result<u64, Error> {
+        repo.find_header(id)
+            .map(|header| header.size())
+            .map_err(|e| fail(&format!("cannot read blob {id}"), e))
+    };
+    let target_size = size(target)?;
+    let mut ours: Option<Vec<u8>> = None;
+    let mut best: Option<(u32, bool, &Side)> = None;
+    for side in &deleted {
+        // The bytes two files share are at most the smaller one: a pair
+        // whose sizes differ by more than half cannot be 50% similar.
+        let theirs = size(side.id)?;
+        if theirs.min(target_size) * 2 < theirs.max(target_size) {
+            continue;
+        }
+        if ours.is_none() {
+            ours = Some(read_object(repo, target)?);
+        }
+        let new = ours.as_deref().unwrap_or_default();
+        let score = similarity(&read_object(repo, side.id)?, new);
+        if score < RENAME_SIMILARITY {
+            continue;
+        }
+        let named = same_name(side);
+        if best
+            .is_none_or(|(top, top_named, _)| score > top || (score == top && named && !top_named))
+        {
+            best = Some((score, named, side));
+        }
+    }
+    Ok(best.map(|(_, _, side)| side.clone()))
+}
+
+/// How similar, in percent, a deleted file must be to be the source of a
+/// rename: git's default (`-M50%`).
+const RENAME_SIMILARITY: u32 = 50;
+
+fn read_object(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, Error> {
+    Ok(repo
+        .find_object(id)
+        .map_err(|e| fail(&format!("cannot read blob {id}"), e))?
+        .detach()
+        .data)
 }
 
 /// The changes from `tree` (default HEAD's) to the index, with renames,

@@ -4,10 +4,12 @@
 //! first. With `path`, history is simplified as `git log -- <path>` does: a
 //! commit is shown when the path differs from its parent; a merge that
 //! leaves the path as one parent had it is not shown, and only that parent
-//! is followed. With `follow` too, the walk goes on under a file's earlier
-//! name from the commit that renamed it, as `git log --follow` does.
+//! is followed. With `follow`, the walk is `git log --follow`'s instead: no
+//! simplification, every commit whose diff with its parent touches the path
+//! (merges are not shown), and from a commit that renamed the file on, its
+//! earlier name.
 
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
@@ -295,6 +297,8 @@ struct Walk<'r> {
     path: Option<BString>,
     /// Whether `path` changes to a file's earlier name at a rename.
     follow: bool,
+    /// The entry at `path` in the commits a followed walk has looked at.
+    entries: HashMap<ObjectId, Option<(gix::object::tree::EntryMode, ObjectId)>>,
 }
 
 impl<'r> Walk<'r> {
@@ -311,6 +315,7 @@ impl<'r> Walk<'r> {
             queued: 0,
             path,
             follow,
+            entries: HashMap::new(),
         };
         walk.enqueue(tip)?;
         Ok(walk)
@@ -335,6 +340,11 @@ impl<'r> Walk<'r> {
 
     /// The next commit to show.
     fn next(&mut self) -> Result<Option<gix::Commit<'r>>, Error> {
+        if self.follow
+            && let Some(path) = self.path.clone()
+        {
+            return self.next_followed(path);
+        }
         while let Some((_, _, id)) = self.queue.pop() {
             let commit = self
                 .repo
@@ -349,19 +359,12 @@ impl<'r> Walk<'r> {
             };
             let mine = entry_at(&commit, &path)?;
             let mut same_as = None;
-            let mut first_parent = None;
-            let mut in_a_parent = false;
             for parent in &parents {
                 let theirs = match self.repo.find_commit(*parent) {
-                    Ok(parent) => {
-                        let theirs = entry_at(&parent, &path)?;
-                        first_parent.get_or_insert(parent);
-                        theirs
-                    }
+                    Ok(parent) => entry_at(&parent, &path)?,
                     // A shallow clone's boundary: the parent is not there.
                     Err(_) => None,
                 };
-                in_a_parent |= theirs.is_some();
                 if theirs == mine {
                     same_as = Some(*parent);
                     break;
@@ -370,17 +373,6 @@ impl<'r> Walk<'r> {
             match same_as {
                 Some(parent) => self.enqueue_parent(parent)?,
                 None => {
-                    // The file appears here: if it was renamed from another
-                    // path, older commits are looked at under that one.
-                    if self.follow
-                        && mine.is_some()
-                        && !in_a_parent
-                        && let Some(parent) = &first_parent
-                        && let Some(earlier) =
-                            diff::renamed_from(self.repo, parent, &commit, &path)?
-                    {
-                        self.path = Some(earlier.path);
-                    }
                     for parent in parents {
                         self.enqueue_parent(parent)?;
                     }
@@ -391,6 +383,71 @@ impl<'r> Walk<'r> {
             }
         }
         Ok(None)
+    }
+
+    /// The next commit to show when following `path` across renames, as
+    /// `git log --follow` walks: no history simplification (git turns
+    /// pruning off, since the path changes), every parent of every commit
+    /// is walked, and a commit is shown when its diff with its parent
+    /// touches the path. Merges are not shown (git's log does not diff
+    /// them without `-m`). When a commit adds the path as a file, git's
+    /// rename and copy search for that one destination runs, and a source
+    /// found switches the path for the rest of the walk, on every branch,
+    /// as git's one pathspec does.
+    fn next_followed(&mut self, mut path: BString) -> Result<Option<gix::Commit<'r>>, Error> {
+        while let Some((_, _, id)) = self.queue.pop() {
+            let commit = self
+                .repo
+                .find_commit(id)
+                .map_err(|e| fail(&format!("cannot read commit {id}"), e))?;
+            let parents: Vec<ObjectId> = commit.parent_ids().map(|id| id.detach()).collect();
+            for parent in &parents {
+                self.enqueue_parent(*parent)?;
+            }
+            if parents.len() > 1 {
+                continue;
+            }
+            let mine = self.entry_of(&commit, &path)?;
+            // A root commit, or a shallow clone's boundary (git grafts it
+            // as a root), is compared with the empty tree.
+            let parent = match parents.first() {
+                Some(parent) => self.repo.find_commit(*parent).ok(),
+                None => None,
+            };
+            let theirs = match &parent {
+                Some(parent) => self.entry_of(parent, &path)?,
+                None => None,
+            };
+            if mine == theirs {
+                continue;
+            }
+            if let (Some((mode, _)), None, Some(parent)) = (mine, theirs, &parent)
+                && (mode.is_blob() || mode.is_link())
+                && let Some(earlier) = diff::followed_from(self.repo, parent, &commit, &path)?
+            {
+                path = earlier.path;
+                self.path = Some(path.clone());
+                self.entries.clear();
+            }
+            return Ok(Some(commit));
+        }
+        Ok(None)
+    }
+
+    /// The mode and id of the entry at `path` in `commit`, remembered for
+    /// the walk (a commit is asked about once as itself and once for each
+    /// child) until the path changes.
+    fn entry_of(
+        &mut self,
+        commit: &gix::Commit<'_>,
+        path: &BString,
+    ) -> Result<Option<(gix::object::tree::EntryMode, ObjectId)>, Error> {
+        if let Some(entry) = self.entries.get(&commit.id) {
+            return Ok(*entry);
+        }
+        let entry = entry_with_mode(commit, path)?;
+        self.entries.insert(commit.id, entry);
+        Ok(entry)
     }
 
     /// Queues `parent`, unless it is missing (the edge of a shallow clone).
@@ -422,6 +479,23 @@ fn entry_at(commit: &gix::Commit<'_>, path: &BString) -> Result<Option<ObjectId>
         .lookup_entry_by_path(path.to_path_lossy())
         .map_err(|e| fail(&format!("cannot read the tree of {}", commit.id), e))?;
     Ok(entry.map(|entry| entry.object_id()))
+}
+
+/// The mode and id of the tree entry at `path` in `commit`, if there is one.
+fn entry_with_mode(
+    commit: &gix::Commit<'_>,
+    path: &BString,
+) -> Result<Option<(gix::object::tree::EntryMode, ObjectId)>, Error> {
+    let tree = commit
+        .tree()
+        .map_err(|e| fail(&format!("cannot read the tree of {}", commit.id), e))?;
+    if path.is_empty() {
+        return Ok(Some((gix::object::tree::EntryKind::Tree.into(), tree.id)));
+    }
+    let entry = tree
+        .lookup_entry_by_path(path.to_path_lossy())
+        .map_err(|e| fail(&format!("cannot read the tree of {}", commit.id), e))?;
+    Ok(entry.map(|entry| (entry.mode(), entry.object_id())))
 }
 
 #[cfg(test)]
