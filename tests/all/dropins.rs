@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::{Fixture, RawServer, hostile_wasm, probe_wasm, raw_wasm};
+use crate::support::{
+    Fixture, RawServer, command_wasm, hostile_wasm, plain_wasm, probe_wasm, raw_wasm,
+};
 
 /// A fixture serving the builtin fs plugin over `data/` (holding `hello.txt`), with an empty
 /// drop folder `drop/`; returns it and its `plugins.toml`.
@@ -229,5 +231,69 @@ async fn a_listen_stream_is_told_the_tools_changed() {
     fixture.write("drop/hostile.wasm", std::fs::read(hostile_wasm()).unwrap());
     let (changed, _) = until(&mut server, "notifications/tools/list_changed").await;
     assert!(changed.to_string().contains("subscriptionId"), "{changed}");
+    server.kill().await;
+}
+
+/// The other two kinds of component serve from a drop folder too: a plain component (its exported
+/// functions) and a WASI command (one tool named after the file), and the command is granted a
+/// folder by its `NAME.toml` and nothing without it.
+#[tokio::test]
+async fn a_plain_component_and_a_command_dropped_in_serve_as_tools() {
+    let (fixture, config) = fixture("");
+    let drop = fixture.arg("drop");
+    let mut server = RawServer::spawn(&config, &["--plugins", &drop]);
+    server.initialize().await;
+    fixture.write("drop/kit.wasm", std::fs::read(plain_wasm()).unwrap());
+    fixture.write("drop/cmd.wasm", std::fs::read(command_wasm()).unwrap());
+    // Both files may land in one reload or in two: wait until both kinds are listed.
+    let mut id = 1;
+    let names = loop {
+        until(&mut server, "notifications/tools/list_changed").await;
+        id += 1;
+        let names = tool_names(&mut server, id).await;
+        if names.contains(&"add".to_owned()) && names.contains(&"cmd".to_owned()) {
+            break names;
+        }
+    };
+    assert!(names.contains(&"kit_greet".to_owned()), "{names:?}");
+
+    let sum = server.call(100, "add", json!({"a": 2, "b": 40})).await;
+    assert_eq!(
+        sum["result"]["structuredContent"]["result"],
+        json!(42),
+        "{sum}"
+    );
+
+    // The command without a NAME.toml sees no folder: its read of hello.txt fails inside.
+    let hello = fixture.path("data/hello.txt").display().to_string();
+    let ran = server
+        .call(101, "cmd", json!({"args": [hello], "stdin": "hi"}))
+        .await;
+    let stdout = ran["result"]["structuredContent"]["stdout"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(stdout.contains("stdin: hi"), "{ran}");
+    assert!(stdout.contains(&format!("{hello}: error:")), "{ran}");
+
+    // Granted the folder by cmd.toml: the same read succeeds.
+    fixture.write(
+        "drop/cmd.toml",
+        "mounts = [{ host = \"../data\", mode = \"ro\" }]\n",
+    );
+    // The tool list is the same, so no notice: ask until the reload has happened (bounded).
+    let mut stdout = String::new();
+    for id in 102..162 {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let ran = server.call(id, "cmd", json!({"args": [hello]})).await;
+        stdout = ran["result"]["structuredContent"]["stdout"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if !stdout.contains(&format!("{hello}: error:")) {
+            break;
+        }
+    }
+    assert!(stdout.contains(&format!("{hello}: hello")), "{stdout}");
     server.kill().await;
 }

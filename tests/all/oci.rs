@@ -654,3 +654,33 @@ async fn pull_prints_the_digest_and_the_line_to_paste() {
     assert_eq!(out.code(), 0, "{out:?}");
     assert!(out.stdout.contains("config"), "{}", out.stdout);
 }
+
+#[tokio::test]
+async fn a_drop_folders_toml_alone_serves_a_registrys_component() {
+    let Some(python) = tools_present() else {
+        return;
+    };
+    let registry = Registry::start(&python, false);
+    let digest = registry.push_probe("probe:v1");
+    let work = tempfile::tempdir().unwrap();
+    let cache = cache();
+    std::fs::create_dir(work.path().join("drop")).unwrap();
+    std::fs::write(
+        work.path().join("drop/probe.toml"),
+        format!(
+            "path = \"oci://{}/probe:v1@{digest}\"\nconfig = {{ greeting = \"hello\" }}\n",
+            registry.host
+        ),
+    )
+    .unwrap();
+    let config = work.path().join("plugins.toml");
+    std::fs::write(
+        &config,
+        "[server]\nplugin_dirs = [\"drop\"]\n[[plugin]]\nname = \"fs\"\npath = \"builtin:fs\"\n",
+    )
+    .unwrap();
+    let called = call_probe(&config, cache.path(), &[("RUST_LOG", "info")]).await;
+    assert_eq!(called.code(), 0, "{called:?}");
+    assert_eq!(called.stdout.trim(), "hello");
+    assert_eq!(cached_blobs(cache.path()).len(), 2, "{called:?}");
+}

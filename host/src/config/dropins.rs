@@ -6,7 +6,9 @@
 //! tables, folder by folder, each folder sorted by file name. A `NAME.toml`
 //! holds the keys of a `[[plugin]]` table but `name` and `path`, and is
 //! checked by the same code ([`validate::dropin`](super::validate)); its
-//! relative paths resolve against the folder. Whatever is wrong with one
+//! relative paths resolve against the folder. A `NAME.toml` with no
+//! `NAME.wasm` beside it names a registry's component (`path =
+//! "oci://..."`) and nothing else. Whatever is wrong with one
 //! file (a bad name, a name already taken, a `NAME.toml` that does not
 //! validate or is too large) refuses that plugin alone, as a
 //! [`ConfigError`] naming the file; a folder that cannot be read or holds
@@ -82,7 +84,14 @@ impl Config {
                     continue;
                 }
             };
-            for wasm in files.iter().filter(|f| has_extension(f, "wasm")) {
+            // Each NAME.wasm, and each NAME.toml alone (a registry's component, or
+            // the settings of a component still being copied in).
+            let dropins = files.iter().filter(|file| {
+                has_extension(file, "wasm")
+                    || (has_extension(file, "toml")
+                        && !files.contains(&file.with_extension("wasm")))
+            });
+            for wasm in dropins {
                 match self.dropin(dir, wasm, &files, &taken) {
                     Ok(plugin) => {
                         taken.insert(plugin.name.clone(), wasm.display().to_string());
@@ -96,8 +105,8 @@ impl Config {
         (self, refused)
     }
 
-    /// The plugin `wasm` (a file of `dir`, whose files are `files`) is, or
-    /// why it is refused.
+    /// The plugin `wasm` (a `NAME.wasm`, or a `NAME.toml` alone, of `dir`,
+    /// whose files are `files`) is, or why it is refused.
     fn dropin(
         &self,
         dir: &Path,
@@ -136,7 +145,8 @@ impl Config {
         } else {
             Table::new()
         };
-        validate::dropin(&table, &source, dir, name, wasm.to_path_buf(), self.limits)
+        let component = has_extension(wasm, "wasm").then(|| wasm.to_path_buf());
+        validate::dropin(&table, &source, dir, name, component, self.limits)
     }
 }
 
@@ -190,6 +200,7 @@ fn refusal(path: &Path, key: &str, message: impl Into<String>) -> ConfigError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::PluginSource;
 
     fn config(dir: &Path) -> Config {
         let text = format!(
@@ -226,6 +237,50 @@ mod tests {
         assert!(messages[1].contains("broken.toml: name: a drop-in's name is its file name"));
         assert!(messages[2].contains("broken.toml: mounts: expected an array"));
         assert!(messages[3].contains("taken.wasm: (file name): the plugin name \"taken\""));
+    }
+
+    #[test]
+    fn a_toml_alone_names_a_registrys_component_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dunce::canonicalize(dir.path()).unwrap();
+        let digest = "a".repeat(64);
+        std::fs::write(
+            dir.join("pulled.toml"),
+            format!(
+                "path = \"oci://127.0.0.1:5000/tools/pulled@sha256:{digest}\"\ninsecure = true\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(dir.join("local.toml"), "path = \"other.wasm\"\n").unwrap();
+        std::fs::write(dir.join("waiting.toml"), "env = [\"HOME\"]\n").unwrap();
+        // Beside a NAME.wasm, neither `path` nor a registry's keys belong.
+        std::fs::write(dir.join("file.wasm"), b"x").unwrap();
+        std::fs::write(dir.join("file.toml"), "verify = { key = \"k.pub\" }\n").unwrap();
+        let (config, refused) = config(&dir).with_dropins(&[]);
+        let names: Vec<&str> = config.plugins.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["taken", "pulled"]);
+        let PluginSource::Oci(oci) = &config.plugins[1].source else {
+            panic!("pulled.toml serves a registry's component");
+        };
+        assert!(oci.insecure);
+        assert_eq!(
+            oci.reference.digest.as_deref(),
+            Some(format!("sha256:{digest}").as_str())
+        );
+        let messages: Vec<String> = refused.iter().map(ToString::to_string).collect();
+        assert_eq!(messages.len(), 3, "{messages:#?}");
+        assert!(
+            messages[0].contains("file.toml: verify: only a plugin from a registry"),
+            "{messages:#?}"
+        );
+        assert!(
+            messages[1].contains("local.toml: path: a drop-in's `path` can only name a registry"),
+            "{messages:#?}"
+        );
+        assert!(
+            messages[2].contains("waiting.toml: path: no NAME.wasm beside this file"),
+            "{messages:#?}"
+        );
     }
 
     #[test]

@@ -119,15 +119,17 @@ pub(super) fn dropin(
     source: &str,
     base_dir: &Path,
     name: &str,
-    component: PathBuf,
+    component: Option<PathBuf>,
     base_limits: Limits,
 ) -> Result<PluginConfig, Vec<ConfigError>> {
     let mut validator = Validator::new(source, base_dir, &[]);
     validator.dropin = true;
+    // Beside a NAME.wasm, the component is that file; alone, a NAME.toml
+    // names a registry's component with `path = "oci://..."`.
     let keys: Vec<&str> = PLUGIN_KEYS
         .iter()
         .copied()
-        .filter(|key| !matches!(*key, "name" | "path"))
+        .filter(|key| *key != "name" && (component.is_none() || *key != "path"))
         .collect();
     validator.unknown_keys(
         table,
@@ -136,21 +138,48 @@ pub(super) fn dropin(
         &[
             (
                 "name",
-                "a drop-in's name is its file name (NAME.wasm): remove `name`",
+                "a drop-in's name is its file name (NAME.wasm or NAME.toml): remove `name`",
             ),
             (
                 "path",
-                "a drop-in's component is NAME.wasm beside this file: remove `path`",
+                "a drop-in's component is NAME.wasm beside this file: remove `path` (a NAME.toml \
+                 alone may name a registry's component, `path = \"oci://...\"`)",
             ),
         ],
     );
-    let plugin = validator.plugin_body(
-        table,
-        "",
-        Some(name.to_owned()),
-        Some(PluginSource::File(component)),
-        base_limits,
-    );
+    let source = match component {
+        Some(file) => Some(PluginSource::File(file)),
+        None => match table.get("path") {
+            Some(value)
+                if value
+                    .as_str()
+                    .is_some_and(|path| path.starts_with(OCI_PREFIX)) =>
+            {
+                validator.plugin_source(value, "path")
+            }
+            Some(_) => {
+                validator.error(
+                    "path",
+                    "a drop-in's `path` can only name a registry's component \
+                     (\"oci://...\"): put a component file in the folder as NAME.wasm",
+                );
+                None
+            }
+            None => {
+                validator.error(
+                    "path",
+                    "no NAME.wasm beside this file: add the component, or name one in a \
+                     registry with `path = \"oci://...\"`",
+                );
+                None
+            }
+        },
+    };
+    // The registry keys (`verify`, `auth`, ...): only beside an `oci://` path.
+    let source = validator.oci_keys(table, "", source);
+    let plugin = source.and_then(|source| {
+        validator.plugin_body(table, "", Some(name.to_owned()), Some(source), base_limits)
+    });
     match plugin {
         Some(plugin) if validator.errors.is_empty() => Ok(plugin),
         _ => Err(validator.errors),
