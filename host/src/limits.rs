@@ -152,7 +152,7 @@ caps! {
     MAX_REQUEST_BODY_BYTES: usize = 4 * 1024 * 1024;
 
     /// How long `initialize` and `server/discover` wait for the plugins to
-    /// load before declaring capabilities without them.
+    /// load; past it, every capability a plugin could offer is declared.
     CAPABILITIES_WAIT: Duration = Duration::from_secs(3);
     /// How long a call waits for a client's first `roots/list` answer before
     /// it runs with the configured mounts.

@@ -502,3 +502,27 @@ async fn tools_list_waits_for_slow_plugins_and_lists_the_rest() {
         finished.log
     );
 }
+
+/// A client that connects while the plugins are still loading (past the bounded wait) is
+/// declared every capability a plugin could offer, never fewer than will be served, and those
+/// it was declared answer once loaded instead of -32601: here a plugin whose listing takes 5 s,
+/// and the builtin fs plugin, which offers neither prompts nor completions.
+#[tokio::test]
+async fn a_client_that_connects_while_plugins_load_is_never_declared_too_little() {
+    let fixture = fs_fixture();
+    let slow = fixture.slow_loading(5000);
+    let config = fixture.config(&format!("{FS_CONFIG}{slow}"));
+    let mut server = RawServer::spawn(&config, &[]);
+    let init = server.initialize().await;
+    let capabilities = &init["capabilities"];
+    for capability in ["tools", "resources", "prompts", "completions"] {
+        assert!(capabilities[capability].is_object(), "{capability}: {init}");
+    }
+    let prompts = server.request(1, "prompts/list", json!({})).await;
+    assert_eq!(prompts["result"]["prompts"], json!([]), "{prompts}");
+    let tools = server.request(2, "tools/list", json!({})).await;
+    let names = tools["result"]["tools"].to_string();
+    assert!(names.contains("read_file"), "{tools}");
+
+    server.kill().await;
+}

@@ -32,7 +32,7 @@ mod subscriptions;
 mod tools;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
@@ -112,6 +112,10 @@ pub struct Server {
     /// What is served may be replaced while serving ([`Loading::replace`]):
     /// `listChanged` is declared and clients are told of each change.
     reloading: bool,
+    /// This session was told the capabilities before the plugins loaded
+    /// (every one a plugin could offer): what a loaded plugin does not offer
+    /// then answers empty rather than -32601.
+    declared_while_loading: Arc<AtomicBool>,
 }
 
 impl Server {
@@ -164,6 +168,7 @@ impl Server {
             follows: Arc::default(),
             watched: Arc::default(),
             reloading: false,
+            declared_while_loading: Arc::default(),
         }
     }
 
@@ -184,20 +189,23 @@ impl Server {
             scope: self.watcher.scope(),
             follows: Arc::default(),
             watched: Arc::default(),
+            declared_while_loading: Arc::default(),
             ..self.clone()
         }
     }
 
     /// Waits (up to [`CAPABILITIES_WAIT`]) for the plugins to load, so
     /// that the capabilities declared say what they offer. A first start
-    /// that compiles every plugin can take longer: its first session then
-    /// declares tools and logging only.
+    /// that compiles every plugin can take longer: its first session is then
+    /// declared every capability a plugin could offer (never fewer than
+    /// will be served; requests wait for the plugins anyway).
     async fn wait_for_capabilities(&self) {
         let mut served = self.served.clone();
         let loaded = tokio::time::timeout(CAPABILITIES_WAIT, served.wait_for(Option::is_some));
         if loaded.await.is_err() {
             tracing::info!(
-                "the plugins are still loading: declaring tools and logging only to this client"
+                "the plugins are still loading: declaring to this client every capability a \
+                 plugin could offer"
             );
         }
     }
@@ -228,7 +236,8 @@ impl Server {
         let served = self.served().await?;
         // While reloading, resources and prompts are declared whatever is
         // loaded now: their lists may be empty.
-        let declared = self.reloading && capability != "completions";
+        let declared = (self.reloading && capability != "completions")
+            || self.declared_while_loading.load(Ordering::Relaxed);
         if declared || offers(&served.toolbox) {
             Ok(served)
         } else {
@@ -257,7 +266,9 @@ impl Loading {
 
 /// The capabilities to declare: tools and logging always, and resources,
 /// prompts and completions when a loaded plugin offers them. While the
-/// plugins are still loading, only tools and logging. When `reloading`,
+/// plugins are still loading (`toolbox` is `None`), every capability a
+/// plugin could offer, so that a client never sees fewer than will be
+/// served (its requests wait for the plugins). When `reloading`,
 /// tools, resources and prompts are declared with `listChanged`, since a
 /// reload may bring them.
 fn capabilities(toolbox: Option<&Toolbox>, reloading: bool) -> ServerCapabilities {
@@ -281,18 +292,24 @@ fn capabilities(toolbox: Option<&Toolbox>, reloading: bool) -> ServerCapabilitie
         }
         return capabilities;
     }
-    if let Some(toolbox) = toolbox {
-        if toolbox.serves_resources() {
-            let mut resources = ResourcesCapability::default();
-            resources.subscribe = Some(true);
-            capabilities.resources = Some(resources);
-        }
-        if !toolbox.prompts().is_empty() {
-            capabilities.prompts = Some(PromptsCapability::default());
-        }
-        if toolbox.completes() {
-            capabilities.completions = Some(JsonObject::new());
-        }
+    let Some(toolbox) = toolbox else {
+        let mut resources = ResourcesCapability::default();
+        resources.subscribe = Some(true);
+        capabilities.resources = Some(resources);
+        capabilities.prompts = Some(PromptsCapability::default());
+        capabilities.completions = Some(JsonObject::new());
+        return capabilities;
+    };
+    if toolbox.serves_resources() {
+        let mut resources = ResourcesCapability::default();
+        resources.subscribe = Some(true);
+        capabilities.resources = Some(resources);
+    }
+    if !toolbox.prompts().is_empty() {
+        capabilities.prompts = Some(PromptsCapability::default());
+    }
+    if toolbox.completes() {
+        capabilities.completions = Some(JsonObject::new());
     }
     capabilities
 }
@@ -313,6 +330,9 @@ impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         let served = self.served.borrow().clone();
         let toolbox = served.as_deref().map(|s| &*s.toolbox);
+        if toolbox.is_none() {
+            self.declared_while_loading.store(true, Ordering::Relaxed);
+        }
         ServerConfig::new(capabilities(toolbox, self.reloading))
             .with_server_info(
                 Implementation::new("toolcell", env!("CARGO_PKG_VERSION")).with_title("Toolcell"),
