@@ -2008,3 +2008,102 @@ async fn follow_walks_as_git_log_follow() {
     assert_eq!(page["more"], json!(true));
     server.stop().await;
 }
+
+/// Hunk headers as git writes them: a pure insertion with no context looks from the line it
+/// follows; the 80-byte cut comes before trailing white space is dropped; `.gitattributes`
+/// chooses git's builtin `diff=LANG` drivers; `binary` and `-diff` files are binary.
+#[tokio::test]
+async fn hunk_headers_and_binary_follow_gitattributes_as_git_does() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    init(&dir);
+    write(
+        &dir,
+        ".gitattributes",
+        "*.c diff=cpp\n*.rs diff=rust\n*.py diff=python\n*.java diff=java\n*.go diff=golang\n\
+         *.dat binary\nnodiff.txt -diff\n",
+    );
+    let body = |n: u32| -> String { (1..=n).map(|i| format!("    step({i});\n")).collect() };
+    let sources = |changed: &str| -> Vec<(&'static str, String)> {
+        vec![
+            (
+                "a.c",
+                format!(
+                    "int main(void)\n{{\n{}out:\n{}{changed}  return 0;\n}}\n",
+                    body(4),
+                    body(4)
+                ),
+            ),
+            (
+                "lib.rs",
+                format!(
+                    "impl Foo {{\n    pub fn bar(&self) {{\n{}{changed}    }}\n}}\n",
+                    body(6)
+                ),
+            ),
+            (
+                "m.py",
+                format!("class A:\n    def method(self):\n{}{changed}\n", body(6)),
+            ),
+            (
+                "J.java",
+                format!(
+                    "public class J {{\n    public List<String> names(int a) {{\n{}{changed}    }}\n}}\n",
+                    body(6)
+                ),
+            ),
+            (
+                "g.go",
+                format!("package main\n\ntype T struct {{\n{}{changed}}}\n", body(6)),
+            ),
+            (
+                "long.txt",
+                format!("f{}   tail\n{}{changed}", "a".repeat(76), body(6)),
+            ),
+            ("insert.txt", format!("alpha\n  x\n{changed}beta\n  y\n")),
+            ("data.dat", format!("plain text\n{changed}")),
+            ("nodiff.txt", format!("plain text\n{changed}")),
+        ]
+    };
+    for (path, text) in sources("") {
+        write(&dir, path, text);
+    }
+    commit(&dir, "first");
+    for (path, text) in sources("    changed();\n") {
+        write(&dir, path, text);
+    }
+    let server = Server::start(&git_config(&fixture)).await;
+    for context in [0u32, 3] {
+        let expected = git(&dir, &["diff", &format!("-U{context}")]);
+        if context == 0 {
+            assert!(expected.contains("@@ -2,0 +3 @@ alpha\n"), "{expected}");
+        }
+        assert!(expected.contains("pub fn bar(&self) {"), "{expected}");
+        let diff = server.call("git_diff", json!({"context": context})).await;
+        let text = diff.ok_text();
+        assert!(
+            text.starts_with(expected.as_str()),
+            "-U{context}:\n{text}\ngit:\n{expected}"
+        );
+    }
+    let numstat = git(&dir, &["diff", "--numstat"]);
+    let diff = server.call("git_diff", json!({"stat": true})).await;
+    for file in diff.structured()["files"].as_array().unwrap() {
+        let path = file["path"].as_str().unwrap();
+        let git_line = numstat
+            .lines()
+            .find(|line| line.ends_with(&format!("\t{path}")))
+            .unwrap();
+        let binary = git_line.starts_with("-\t-\t");
+        assert_eq!(file["binary"], json!(binary), "{path}: {git_line}");
+        if !binary {
+            assert_eq!(
+                git_line,
+                format!("{}\t{}\t{path}", file["additions"], file["deletions"])
+            );
+        }
+    }
+    assert!(numstat.contains("-\t-\tdata.dat"), "{numstat}");
+    assert!(numstat.contains("-\t-\tnodiff.txt"), "{numstat}");
+    server.stop().await;
+}

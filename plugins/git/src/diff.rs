@@ -10,6 +10,8 @@
 //! Nothing is converted on the way: no textconv, no filters, no
 //! end-of-line conversion; the bytes compared are the bytes stored.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::Path;
 
 use gix::ObjectId;
@@ -21,6 +23,7 @@ use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Error, Output};
 
 use crate::repo::{self, Text, fail, show_path};
+use crate::userdiff::{self, FuncName};
 
 /// How much of a file's start is checked for NUL bytes, as git does.
 const BINARY_PROBE_BYTES: usize = 8000;
@@ -891,6 +894,8 @@ fn worktree_side(
 pub struct Renderer<'r> {
     repo: &'r gix::Repository,
     context: u32,
+    /// The `diff` attribute of paths, from `.gitattributes`.
+    attributes: RefCell<Attributes<'r>>,
     /// The text so far.
     pub text: Text,
 }
@@ -901,6 +906,7 @@ impl<'r> Renderer<'r> {
         Renderer {
             repo,
             context,
+            attributes: RefCell::new(Attributes::new(repo)),
             text: Text::new(max),
         }
     }
@@ -1013,14 +1019,43 @@ impl<'r> Renderer<'r> {
         let new_data = change.new.as_ref().map(|s| self.contents(s)).transpose()?;
         let old_bytes = old_data.as_deref().unwrap_or_default();
         let new_bytes = new_data.as_deref().unwrap_or_default();
-        stat.binary = is_binary(old_bytes) || is_binary(new_bytes);
+        let (old_diff, new_diff) = {
+            let mut attributes = self.attributes.borrow_mut();
+            let mut diff_of = |side: &Option<Side>| {
+                side.as_ref().map_or(DiffAttr::Unspecified, |side| {
+                    attributes.diff(side.path.as_bstr())
+                })
+            };
+            (diff_of(&change.old), diff_of(&change.new))
+        };
+        let binary_side = |attr: &DiffAttr, bytes: &[u8]| match attr {
+            DiffAttr::Binary => true,
+            DiffAttr::Text => false,
+            DiffAttr::Unspecified | DiffAttr::Driver(_) => is_binary(bytes),
+        };
+        stat.binary = binary_side(&old_diff, old_bytes) || binary_side(&new_diff, new_bytes);
+        // Git takes the hunk-header patterns of the old side's driver, else
+        // of the new side's.
+        let driver = [&old_diff, &new_diff]
+            .into_iter()
+            .find_map(|attr| match attr {
+                DiffAttr::Driver(name) => self.attributes.borrow_mut().driver(name),
+                _ => None,
+            });
         let same = match (&change.old, &change.new) {
             (Some(old), Some(new)) => old.id == new.id,
             _ => false,
         };
         let mut hunks = String::new();
         if !stat.binary && !same {
-            let (added, deleted) = unified(old_bytes, new_bytes, self.context, patch, &mut hunks);
+            let (added, deleted) = unified(
+                old_bytes,
+                new_bytes,
+                self.context,
+                patch,
+                driver.as_deref(),
+                &mut hunks,
+            );
             stat.additions = added;
             stat.deletions = deleted;
         }
@@ -1172,9 +1207,17 @@ fn similarity(old: &[u8], new: &[u8]) -> u32 {
     ((old.len() - removed) * 100 / larger) as u32
 }
 
-/// Appends the unified hunks from `old` to `new` to `out` when `render`;
-/// returns the added and deleted line counts.
-pub fn unified(old: &[u8], new: &[u8], context: u32, render: bool, out: &mut String) -> (u64, u64) {
+/// Appends the unified hunks from `old` to `new` to `out` when `render`,
+/// with headers from `funcname` (git's default rule without one); returns
+/// the added and deleted line counts.
+pub fn unified(
+    old: &[u8],
+    new: &[u8],
+    context: u32,
+    render: bool,
+    funcname: Option<&FuncName>,
+    out: &mut String,
+) -> (u64, u64) {
     let input = InternedInput::new(old, new);
     let mut diff = Diff::compute(Algorithm::Myers, &input);
     diff.postprocess_lines(&input);
@@ -1186,6 +1229,7 @@ pub fn unified(old: &[u8], new: &[u8], context: u32, render: bool, out: &mut Str
         let old_lines: Vec<&[u8]> = old.lines_with_terminator().collect();
         let sink = Hunks {
             old_lines,
+            funcname,
             out: String::new(),
         };
         if let Ok(text) =
@@ -1199,28 +1243,25 @@ pub fn unified(old: &[u8], new: &[u8], context: u32, render: bool, out: &mut Str
 
 struct Hunks<'a> {
     old_lines: Vec<&'a [u8]>,
+    funcname: Option<&'a FuncName>,
     out: String,
 }
 
 impl Hunks<'_> {
-    /// Git's default function-name header: the nearest line above the hunk
-    /// that starts with a letter, `_` or `$`, without trailing space, at
-    /// most 80 bytes.
+    /// The hunk header's function name: the nearest old line above the
+    /// hunk's first line (`before_start`, 1-based) that the driver's
+    /// patterns, or git's default rule, accept.
     fn function_name(&self, before_start: u32) -> Option<String> {
         let above = (before_start as usize)
             .saturating_sub(1)
             .min(self.old_lines.len());
-        self.old_lines[..above].iter().rev().find_map(|line| {
-            let first = *line.first()?;
-            if !(first.is_ascii_alphabetic() || first == b'_' || first == b'$') {
-                return None;
-            }
-            let mut line = line.trim_end();
-            if line.len() > 80 {
-                line = &line[..80];
-            }
-            Some(String::from_utf8_lossy(line).into_owned())
-        })
+        self.old_lines[..above]
+            .iter()
+            .rev()
+            .find_map(|line| match self.funcname {
+                Some(funcname) => funcname.header(line),
+                None => userdiff::default_header(line),
+            })
     }
 }
 
@@ -1242,12 +1283,10 @@ impl ConsumeHunk for Hunks<'_> {
             range(header.before_hunk_start, header.before_hunk_len),
             range(header.after_hunk_start, header.after_hunk_len)
         );
-        let start = if header.before_hunk_len == 0 {
-            header.before_hunk_start + 1
-        } else {
-            header.before_hunk_start
-        };
-        if let Some(name) = self.function_name(start) {
+        // For a pure insertion, `before_hunk_start` is the old line after
+        // it, so the search starts at the line the insertion follows, as
+        // git's does.
+        if let Some(name) = self.function_name(header.before_hunk_start) {
             head.push(' ');
             head.push_str(&name);
         }
@@ -1265,5 +1304,97 @@ impl ConsumeHunk for Hunks<'_> {
 
     fn finish(self) -> String {
         self.out
+    }
+}
+
+/// What a path's `diff` attribute says.
+enum DiffAttr {
+    /// Not set: binary when a NUL byte is near the start.
+    Unspecified,
+    /// `diff` set: always text.
+    Text,
+    /// `-diff` (or `binary`): always binary.
+    Binary,
+    /// `diff=NAME`: the driver `NAME` (its hunk-header patterns).
+    Driver(String),
+}
+
+/// Looks up the `diff` attribute of paths in the repository's
+/// `.gitattributes` files (those of the working tree, else of the index),
+/// `info/attributes` and the global attributes file.
+struct Attributes<'r> {
+    repo: &'r gix::Repository,
+    /// The attribute stack, built on first use; `None` inside when it
+    /// could not be (the attributes are then taken as unspecified).
+    stack: Option<Option<(gix::AttributeStack<'r>, gix::attrs::search::Outcome)>>,
+    /// Drivers by name: `None` for a name without header patterns.
+    drivers: HashMap<String, Option<std::rc::Rc<FuncName>>>,
+}
+
+impl<'r> Attributes<'r> {
+    fn new(repo: &'r gix::Repository) -> Attributes<'r> {
+        Attributes {
+            repo,
+            stack: None,
+            drivers: HashMap::new(),
+        }
+    }
+
+    fn build(
+        repo: &'r gix::Repository,
+    ) -> Option<(gix::AttributeStack<'r>, gix::attrs::search::Outcome)> {
+        use gix::worktree::stack::state::attributes::Source;
+        let index = repo.index_or_empty().ok()?;
+        let source = if repo.workdir().is_some() {
+            Source::WorktreeThenIdMapping
+        } else {
+            Source::IdMapping
+        };
+        let stack = repo.attributes_only(&index, source).ok()?;
+        let outcome = stack.selected_attribute_matches(["diff"]);
+        Some((stack, outcome))
+    }
+
+    /// The `diff` attribute of `path`.
+    fn diff(&mut self, path: &BStr) -> DiffAttr {
+        let repo = self.repo;
+        let Some((stack, outcome)) = self.stack.get_or_insert_with(|| Self::build(repo)) else {
+            return DiffAttr::Unspecified;
+        };
+        let Ok(platform) = stack.at_entry(path, None) else {
+            return DiffAttr::Unspecified;
+        };
+        if !platform.matching_attributes(outcome) {
+            return DiffAttr::Unspecified;
+        }
+        let Some(found) = outcome.iter_selected().next() else {
+            return DiffAttr::Unspecified;
+        };
+        match found.assignment.state {
+            gix::attrs::StateRef::Set => DiffAttr::Text,
+            gix::attrs::StateRef::Unset => DiffAttr::Binary,
+            gix::attrs::StateRef::Value(value) => {
+                DiffAttr::Driver(value.as_bstr().to_str_lossy().into_owned())
+            }
+            gix::attrs::StateRef::Unspecified => DiffAttr::Unspecified,
+        }
+    }
+
+    /// The hunk-header patterns of driver `name`: `diff.NAME.xfuncname`
+    /// from the configuration, else git's builtin driver of that name.
+    fn driver(&mut self, name: &str) -> Option<std::rc::Rc<FuncName>> {
+        let repo = self.repo;
+        self.drivers
+            .entry(name.to_owned())
+            .or_insert_with(|| {
+                let configured = repo
+                    .config_snapshot()
+                    .string(format!("diff.{name}.xfuncname").as_str())
+                    .and_then(|pattern| FuncName::new(&pattern.to_str_lossy(), false).ok());
+                configured
+                    .or_else(|| FuncName::builtin(name))
+                    .map(std::rc::Rc::new)
+            })
+            .clone()
     }
 }

@@ -30,6 +30,7 @@ pub mod refs;
 pub mod repo;
 pub mod show;
 pub mod status;
+pub mod userdiff;
 
 #[cfg(test)]
 mod pack_reads;
