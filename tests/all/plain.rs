@@ -39,7 +39,7 @@ fn with_docs(mut wasm: Vec<u8>) -> Vec<u8> {
 /// component, the command and the builtin fs; the plain component's `add` renamed `sum`, the
 /// command prefixed `x_`; and, listed first, a copy of the plain component whose `kit_read` is
 /// renamed `read_file`, the builtin's name.
-fn fixture() -> (Fixture, std::path::PathBuf) {
+pub fn fixture() -> (Fixture, std::path::PathBuf) {
     let fixture = Fixture::new();
     fixture.write("data/hello.txt", "hello");
     fixture.write("x", "outside");

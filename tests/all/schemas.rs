@@ -230,6 +230,51 @@ async fn builtin_schemas_are_portable_and_results_match_them() {
 
 /// Lints every schema in `tools`.
 fn schemas_are_portable(tools: &[Value]) {
+    let schemas = lint_schemas(tools);
+    // 21 input schemas, and the output schemas of file_info, write_file, edit_file, glob, grep,
+    // research_query, research_add, git_status, git_log, git_diff, git_blame and git_branches.
+    assert_eq!(schemas, 33, "schemas checked");
+
+    // What the formats stood for is still there.
+    let read_file = tools
+        .iter()
+        .find(|tool| tool["name"] == "read_file")
+        .expect("read_file is served");
+    let offset = &read_file["inputSchema"]["properties"]["offset"];
+    assert_eq!(offset["type"], "integer", "{offset}");
+    assert_eq!(offset["minimum"], 1, "the stricter bound stays: {offset}");
+    assert_eq!(offset["maximum"], json!(u64::MAX), "{offset}");
+}
+
+/// The schemas derived from a plain component's WIT types (every kind of type) and a WASI
+/// command's pass the same lint as the builtins'.
+#[tokio::test]
+async fn schemas_derived_from_wit_are_portable() {
+    let (_fixture, config) = crate::plain::fixture();
+    let server = Server::start(&config).await;
+    let tools = server.tools().await;
+    let derived: Vec<Value> = tools
+        .iter()
+        .filter(|tool| {
+            let name = tool["name"].as_str().unwrap_or_default();
+            name.starts_with("kit_") || name == "sum" || name == "x_cmd"
+        })
+        .cloned()
+        .collect();
+    assert!(derived.len() >= 10, "{derived:#?}");
+    // Each has an input schema, and one whose function returns a value an output schema.
+    let outputs = derived
+        .iter()
+        .filter(|tool| tool["outputSchema"].is_object())
+        .count();
+    assert!(outputs >= derived.len() - 2, "{derived:#?}");
+    assert_eq!(lint_schemas(&derived), derived.len() + outputs);
+    server.stop().await;
+}
+
+/// Lints every schema in `tools`, panicking with every problem found; returns how many
+/// schemas were checked.
+fn lint_schemas(tools: &[Value]) -> usize {
     let mut problems = Vec::new();
     let mut schemas = 0;
     for tool in tools {
@@ -256,19 +301,7 @@ fn schemas_are_portable(tools: &[Value]) {
         problems.len(),
         problems.join("\n")
     );
-    // 21 input schemas, and the output schemas of file_info, write_file, edit_file, glob, grep,
-    // research_query, research_add, git_status, git_log, git_diff, git_blame and git_branches.
-    assert_eq!(schemas, 33, "schemas checked");
-
-    // What the formats stood for is still there.
-    let read_file = tools
-        .iter()
-        .find(|tool| tool["name"] == "read_file")
-        .expect("read_file is served");
-    let offset = &read_file["inputSchema"]["properties"]["offset"];
-    assert_eq!(offset["type"], "integer", "{offset}");
-    assert_eq!(offset["minimum"], 1, "the stricter bound stays: {offset}");
-    assert_eq!(offset["maximum"], json!(u64::MAX), "{offset}");
+    schemas
 }
 
 #[test]
