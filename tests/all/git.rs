@@ -2107,3 +2107,62 @@ async fn hunk_headers_and_binary_follow_gitattributes_as_git_does() {
     assert!(numstat.contains("-\t-\tnodiff.txt"), "{numstat}");
     server.stop().await;
 }
+
+/// Hunk boundaries where git's indent heuristic chooses among equal diffs (a function inserted
+/// between two, a blank-line ambiguity, a block closing a nested scope, deeper lines before a
+/// dedent): `git_diff`'s text equals `git diff -U3`'s, and blame gives each line git's commit.
+#[tokio::test]
+async fn sliding_hunks_follow_git_indent_heuristic() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    init(&dir);
+    let cases: [(&str, &str, &str); 5] = [
+        (
+            "between.rs",
+            "fn a() {\n    1\n}\n\nfn c() {\n    3\n}\n",
+            "fn a() {\n    1\n}\n\nfn b() {\n    2\n}\n\nfn c() {\n    3\n}\n",
+        ),
+        (
+            "blanks.txt",
+            "alpha\n\nbeta\n\ngamma\n",
+            "alpha\n\nbeta\n\nbeta\n\ngamma\n",
+        ),
+        (
+            "nested.c",
+            "int f(void)\n{\n\tif (x) {\n\t\ta();\n\t}\n\treturn 0;\n}\n",
+            "int f(void)\n{\n\tif (x) {\n\t\ta();\n\t}\n\tif (y) {\n\t\ta();\n\t}\n\treturn 0;\n}\n",
+        ),
+        ("deeper.txt", "}\n    x\n}\n", "}\n    x\n\tx\n    x\n}\n"),
+        (
+            "scope.py",
+            "def f():\n    if a:\n        b()\n\n    return c\n",
+            "def f():\n    if a:\n        b()\n\n        d()\n\n    return c\n",
+        ),
+    ];
+    for (path, old, _) in cases {
+        write(&dir, path, old);
+    }
+    commit(&dir, "first");
+    for (path, _, new) in cases {
+        write(&dir, path, new);
+    }
+    let server = Server::start(&git_config(&fixture)).await;
+    let expected = git(&dir, &["diff", "-U3"]);
+    // Myers alone would add "}\n\nfn b() {\n    2\n" after "    1".
+    assert!(
+        expected.contains("@@ -2,6 +2,10 @@ fn a() {\n     1\n }\n \n+fn b() {\n"),
+        "{expected}"
+    );
+    let text = server.call("git_diff", json!({})).await.ok_text();
+    assert_eq!(text, expected);
+    commit(&dir, "second");
+    for (path, _, _) in cases {
+        let blame = structured(&server, "git_blame", json!({"path": path})).await;
+        let expected: Vec<String> = git(&dir, &["blame", "--root", "-l", "-s", "HEAD", "--", path])
+            .lines()
+            .map(|line| line[..40].to_owned())
+            .collect();
+        assert_eq!(blamed_lines(&blame), expected, "blame {path}");
+    }
+    server.stop().await;
+}

@@ -4,13 +4,14 @@ use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
-use gix::diff::blob::{Algorithm, Diff, InternedInput};
+use gix::diff::blob::InternedInput;
 use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Error, Output};
 
 use crate::diff;
 use crate::repo::{self, Text, fail, iso_time};
+use crate::slider;
 
 /// Arguments of `git_blame`.
 #[derive(Deserialize, JsonSchema)]
@@ -429,8 +430,7 @@ fn hand_over(
 /// latter with their index in `old`.
 fn unchanged_in(old: &[u8], new: &[u8], lines: Lines) -> (Lines, Lines) {
     let input = InternedInput::new(old, new);
-    let mut diff = Diff::compute(Algorithm::Myers, &input);
-    diff.postprocess_lines(&input);
+    let diff = slider::line_diff(&input);
     let mut hunks = diff.hunks().peekable();
     // Lines after the hunks passed so far sit this far from their old place.
     let mut shift: i64 = 0;

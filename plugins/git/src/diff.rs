@@ -23,6 +23,7 @@ use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Error, Output};
 
 use crate::repo::{self, Text, fail, show_path};
+use crate::slider;
 use crate::userdiff::{self, FuncName};
 
 /// How much of a file's start is checked for NUL bytes, as git does.
@@ -1219,8 +1220,7 @@ pub fn unified(
     out: &mut String,
 ) -> (u64, u64) {
     let input = InternedInput::new(old, new);
-    let mut diff = Diff::compute(Algorithm::Myers, &input);
-    diff.postprocess_lines(&input);
+    let diff = slider::line_diff(&input);
     let counts = (
         u64::from(diff.count_additions()),
         u64::from(diff.count_removals()),

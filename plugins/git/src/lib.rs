@@ -29,6 +29,7 @@ pub mod preload;
 pub mod refs;
 pub mod repo;
 pub mod show;
+pub mod slider;
 pub mod status;
 pub mod userdiff;
 
