@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use toml::{Table, Value};
 
 mod oci;
+mod tools;
 mod values;
 
 use oci::OCI_PREFIX;
@@ -22,12 +23,10 @@ use values::{describe, io_reason, join, resolved, syntax_error};
 
 use super::defaults::{DEFAULT_CATEGORIES, unmountable};
 use super::names::{
-    CATEGORY_RULE, CONTRACT_CATEGORIES, PLUGIN_NAME_RULE, TOOL_NAME_RULE, is_category, is_env_name,
-    is_plugin_name, is_tool_name, network_entry_problem, unknown_category,
+    CATEGORY_RULE, CONTRACT_CATEGORIES, PLUGIN_NAME_RULE, is_category, is_env_name, is_plugin_name,
+    is_tool_name, network_entry_problem, unknown_category,
 };
-use super::types::{
-    Config, ConfigError, Limits, Mount, PluginConfig, PluginSource, Subscriptions, ToolOverride,
-};
+use super::types::{Config, ConfigError, Limits, Mount, PluginConfig, PluginSource, Subscriptions};
 use crate::builtins::Builtin;
 use crate::limits;
 
@@ -610,129 +609,6 @@ impl<'a> Validator<'a> {
             prefix: tool_prefix,
             renames,
         })
-    }
-
-    /// The `[[plugin.tool]]` entries at key path `path`, by name; `base_limits` are the plugin's.
-    /// Their `rename`s go to `renames`, by tool name.
-    fn tool_overrides(
-        &mut self,
-        value: &Value,
-        path: &str,
-        base_limits: Limits,
-        renames: &mut BTreeMap<String, String>,
-    ) -> BTreeMap<String, ToolOverride> {
-        let mut overrides = BTreeMap::new();
-        let Value::Array(items) = value else {
-            self.error(
-                path,
-                format!(
-                    "expected an array of tables (`[[plugin.tool]]`), found {}",
-                    describe(value)
-                ),
-            );
-            return overrides;
-        };
-        // The first position of each name, for duplicate messages.
-        let mut seen = BTreeMap::new();
-        for (index, item) in items.iter().enumerate() {
-            let position = format!("tool[{index}]");
-            let key = format!("{path}[{index}]");
-            let table = match item {
-                Value::Table(table) => table,
-                // `tool` for `tools` is an easy slip; say which one takes names.
-                Value::String(_) => {
-                    self.error(
-                        key,
-                        format!(
-                            "expected a table, found {}: an allow-list of tool names is `tools`",
-                            describe(item)
-                        ),
-                    );
-                    continue;
-                }
-                other => {
-                    self.error(key, format!("expected a table, found {}", describe(other)));
-                    continue;
-                }
-            };
-            let name = match table.get("name") {
-                None => {
-                    self.error(&key, "missing required key `name`");
-                    None
-                }
-                Some(value) => self.string(value, &join(&key, "name")).and_then(|name| {
-                    if is_tool_name(name) {
-                        Some(name.to_owned())
-                    } else {
-                        self.error(
-                            join(&key, "name"),
-                            format!("invalid tool name {name:?}: must be {TOOL_NAME_RULE}"),
-                        );
-                        None
-                    }
-                }),
-            };
-            let prefix = match &name {
-                Some(name) => format!("{key} ({name})"),
-                None => key.clone(),
-            };
-            let mut duplicate = false;
-            if let Some(name) = &name {
-                match seen.get(name) {
-                    Some(first) => {
-                        duplicate = true;
-                        self.error(
-                            join(&prefix, "name"),
-                            format!("duplicate tool name {name:?}: already used by {first}"),
-                        );
-                    }
-                    None => {
-                        seen.insert(name.clone(), position);
-                    }
-                }
-            }
-
-            self.unknown_keys(table, &prefix, TOOL_KEYS, &[]);
-
-            let mounts = table
-                .get("mounts")
-                .map(|value| self.mounts(value, &join(&prefix, "mounts")));
-
-            let limits = match table.get("limits") {
-                Some(value) => self.limits_table(value, &join(&prefix, "limits"), base_limits),
-                None => base_limits,
-            };
-
-            let rename = table.get("rename").and_then(|value| {
-                let key = join(&prefix, "rename");
-                let written = self.string(value, &key)?;
-                if !is_tool_name(written) {
-                    self.error(
-                        key,
-                        format!("invalid tool name {written:?}: must be {TOOL_NAME_RULE}"),
-                    );
-                    return None;
-                }
-                if renames.values().any(|taken| taken == written) {
-                    self.error(
-                        key,
-                        format!("another tool of this plugin is already renamed {written:?}"),
-                    );
-                    return None;
-                }
-                Some(written.to_owned())
-            });
-
-            if let Some(name) = name
-                && !duplicate
-            {
-                if let Some(rename) = rename {
-                    renames.insert(name.clone(), rename);
-                }
-                overrides.insert(name, ToolOverride { mounts, limits });
-            }
-        }
-        overrides
     }
 
     /// The array of mount tables at key path `path`; the valid ones, in order.

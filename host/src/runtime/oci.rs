@@ -171,18 +171,8 @@ async fn fetch(
         .or(reference.tag.as_deref())
         .context("a reference with neither tag nor digest")?;
     let url = registry.url(&format!("/v2/{repository}/manifests/{wanted}"))?;
-    let mut manifest_bytes = Vec::new();
-    let received = registry
-        .get(
-            url,
-            manifest::ACCEPT,
-            OCI_MAX_MANIFEST_BYTES,
-            false,
-            &mut |chunk| {
-                manifest_bytes.extend_from_slice(chunk);
-                Ok(())
-            },
-        )
+    let (manifest_bytes, received) = registry
+        .get_manifest(url)
         .await
         .map_err(|failure| failure.into_error(&format!("oci://{reference}")))
         .with_context(|| format!("cannot pull oci://{reference}"))?;
@@ -351,21 +341,8 @@ async fn fetch_signature(
 ) -> Result<(String, String)> {
     let tag = format!("sha256-{}.sig", store::digest_hex(manifest_digest)?);
     let url = registry.url(&format!("/v2/{}/manifests/{tag}", reference.repository))?;
-    let mut bytes = Vec::new();
-    let received = match registry
-        .get(
-            url,
-            manifest::ACCEPT,
-            OCI_MAX_MANIFEST_BYTES,
-            false,
-            &mut |chunk| {
-                bytes.extend_from_slice(chunk);
-                Ok(())
-            },
-        )
-        .await
-    {
-        Ok(received) => received,
+    let (bytes, received) = match registry.get_manifest(url).await {
+        Ok(fetched) => fetched,
         Err(Failure::NotFound) => bail!(
             "oci://{reference} has no cosign signature (no tag {tag} in {}/{}), and this plugin \
              requires one (verify): refused. Sign it with `cosign sign --key cosign.key`",

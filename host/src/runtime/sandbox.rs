@@ -227,61 +227,73 @@ impl Captured {
     }
 }
 
-impl IsTerminal for Captured {
-    fn is_terminal(&self) -> bool {
-        false
-    }
+/// The stream traits wasmtime-wasi asks of a guest's stdout or stderr, for a
+/// cloneable type whose `write_bytes(&self, &[u8])` takes every write (never
+/// blocking, never failing).
+macro_rules! output_stream {
+    ($stream:ty) => {
+        impl IsTerminal for $stream {
+            fn is_terminal(&self) -> bool {
+                false
+            }
+        }
+
+        impl StdoutStream for $stream {
+            fn p2_stream(&self) -> Box<dyn OutputStream> {
+                Box::new(self.clone())
+            }
+
+            fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+                Box::new(self.clone())
+            }
+        }
+
+        #[async_trait::async_trait]
+        impl OutputStream for $stream {
+            fn write(&mut self, bytes: Bytes) -> Result<(), StreamError> {
+                self.write_bytes(&bytes);
+                Ok(())
+            }
+
+            fn flush(&mut self) -> Result<(), StreamError> {
+                Ok(())
+            }
+
+            fn check_write(&mut self) -> Result<usize, StreamError> {
+                Ok(64 * 1024)
+            }
+        }
+
+        #[async_trait::async_trait]
+        impl Pollable for $stream {
+            async fn ready(&mut self) {}
+        }
+
+        impl tokio::io::AsyncWrite for $stream {
+            fn poll_write(
+                self: Pin<&mut Self>,
+                _: &mut Context<'_>,
+                buf: &[u8],
+            ) -> Poll<std::io::Result<usize>> {
+                self.write_bytes(buf);
+                Poll::Ready(Ok(buf.len()))
+            }
+
+            fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+                Poll::Ready(Ok(()))
+            }
+
+            fn poll_shutdown(
+                self: Pin<&mut Self>,
+                _: &mut Context<'_>,
+            ) -> Poll<std::io::Result<()>> {
+                Poll::Ready(Ok(()))
+            }
+        }
+    };
 }
 
-impl StdoutStream for Captured {
-    fn p2_stream(&self) -> Box<dyn OutputStream> {
-        Box::new(self.clone())
-    }
-
-    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
-        Box::new(self.clone())
-    }
-}
-
-#[async_trait::async_trait]
-impl OutputStream for Captured {
-    fn write(&mut self, bytes: Bytes) -> Result<(), StreamError> {
-        self.write_bytes(&bytes);
-        Ok(())
-    }
-
-    fn flush(&mut self) -> Result<(), StreamError> {
-        Ok(())
-    }
-
-    fn check_write(&mut self) -> Result<usize, StreamError> {
-        Ok(64 * 1024)
-    }
-}
-
-#[async_trait::async_trait]
-impl Pollable for Captured {
-    async fn ready(&mut self) {}
-}
-
-impl tokio::io::AsyncWrite for Captured {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        self.write_bytes(buf);
-        Poll::Ready(Ok(buf.len()))
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-}
+output_stream!(Captured);
 
 /// The name a mount has inside the sandbox, where the guest's libc (wasi-libc)
 /// resolves absolute paths by the preopen with the longest matching name,
@@ -589,61 +601,7 @@ impl Drop for LogStream {
     }
 }
 
-impl IsTerminal for LogStream {
-    fn is_terminal(&self) -> bool {
-        false
-    }
-}
-
-impl StdoutStream for LogStream {
-    fn p2_stream(&self) -> Box<dyn OutputStream> {
-        Box::new(self.clone())
-    }
-
-    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
-        Box::new(self.clone())
-    }
-}
-
-#[async_trait::async_trait]
-impl OutputStream for LogStream {
-    fn write(&mut self, bytes: Bytes) -> Result<(), StreamError> {
-        self.write_bytes(&bytes);
-        Ok(())
-    }
-
-    fn flush(&mut self) -> Result<(), StreamError> {
-        Ok(())
-    }
-
-    fn check_write(&mut self) -> Result<usize, StreamError> {
-        Ok(64 * 1024)
-    }
-}
-
-#[async_trait::async_trait]
-impl Pollable for LogStream {
-    async fn ready(&mut self) {}
-}
-
-impl tokio::io::AsyncWrite for LogStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        _: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        self.write_bytes(buf);
-        Poll::Ready(Ok(buf.len()))
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-}
+output_stream!(LogStream);
 
 #[cfg(test)]
 mod tests {

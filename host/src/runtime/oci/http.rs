@@ -23,7 +23,10 @@ use tokio_rustls::rustls::{self, RootCertStore, pki_types::ServerName};
 use url::Url;
 
 use super::auth::Credentials;
-use crate::limits::{OCI_CONNECT_TIMEOUT, OCI_MAX_REDIRECTS, OCI_READ_TIMEOUT};
+use super::manifest;
+use crate::limits::{
+    OCI_CONNECT_TIMEOUT, OCI_MAX_MANIFEST_BYTES, OCI_MAX_REDIRECTS, OCI_READ_TIMEOUT,
+};
 
 /// What a request failed with, when the caller acts on it.
 #[derive(Debug)]
@@ -131,6 +134,25 @@ impl Registry {
         self.base
             .join(path)
             .with_context(|| format!("invalid registry path {path:?}"))
+    }
+
+    /// `GET url` of a manifest (any of the layouts [`manifest::ACCEPT`] names, at most
+    /// [`OCI_MAX_MANIFEST_BYTES`], no redirects): its bytes and what the registry said of them.
+    pub(super) async fn get_manifest(&mut self, url: Url) -> Result<(Vec<u8>, Received), Failure> {
+        let mut bytes = Vec::new();
+        let received = self
+            .get(
+                url,
+                manifest::ACCEPT,
+                OCI_MAX_MANIFEST_BYTES,
+                false,
+                &mut |chunk| {
+                    bytes.extend_from_slice(chunk);
+                    Ok(())
+                },
+            )
+            .await?;
+        Ok((bytes, received))
     }
 
     /// `GET url` with `accept`, its body (at most `cap` bytes) given to `sink` piece by piece;
