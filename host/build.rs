@@ -76,9 +76,11 @@ fn main() {
 
     // The runtime embeds every builtin with this table (see
     // `runtime::builtin`): name, component and its SHA-256.
+    // SHA256SUMS lists what a packaged crate carries: the builtins `in_crate`.
     let mut embedded = String::from("&[\n");
     let mut sums = String::new();
     for (builtin, bytes) in BUILTINS.iter().zip(components) {
+        let Some(bytes) = bytes else { continue };
         let dest = out_dir.join(format!("{}.wasm", builtin.name));
         std::fs::write(&dest, &bytes)
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", dest.display()));
@@ -92,7 +94,9 @@ fn main() {
             dest.display().to_string(),
             digest.display().to_string(),
         ));
-        sums.push_str(&format!("{}  {}.wasm\n", hex(&sha256), builtin.name));
+        if builtin.in_crate {
+            sums.push_str(&format!("{}  {}.wasm\n", hex(&sha256), builtin.name));
+        }
     }
     embedded.push_str("]\n");
     let table = out_dir.join("embedded.rs");
@@ -105,7 +109,7 @@ fn main() {
 
 /// Builds every builtin from the repository at `root`; returns their
 /// components in the order of `BUILTINS`.
-fn build_from_source(root: &Path, out_dir: &Path) -> Vec<Vec<u8>> {
+fn build_from_source(root: &Path, out_dir: &Path) -> Vec<Option<Vec<u8>>> {
     for watched in ["plugins", "sdk", "wit", "Cargo.lock"] {
         println!("cargo::rerun-if-changed={}", root.join(watched).display());
     }
@@ -142,16 +146,18 @@ fn build_from_source(root: &Path, out_dir: &Path) -> Vec<Vec<u8>> {
         .iter()
         .map(|builtin| {
             let built = target_dir.join(TARGET).join("release").join(builtin.file);
-            std::fs::read(&built).unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display()))
+            let bytes = std::fs::read(&built);
+            Some(bytes.unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display())))
         })
         .collect()
 }
 
-/// Reads every builtin's component from `dir` (a packaged crate's
+/// Reads every `in_crate` builtin's component from `dir` (a packaged crate's
 /// `packaged/plugins`), checked against its SHA-256 in `dir/SHA256SUMS`;
-/// returns them in the order of `BUILTINS`. Panics, saying how to fix it,
-/// when one is missing or differs, or the manifest names any other file.
-fn staged(dir: &Path) -> Vec<Vec<u8>> {
+/// returns them in the order of `BUILTINS`, `None` for the others. Panics,
+/// saying how to fix it, when one is missing or differs, or the manifest
+/// names any other file.
+fn staged(dir: &Path) -> Vec<Option<Vec<u8>>> {
     const RESTAGE: &str = "this crate is packaged without `../plugins`, so it embeds the \
         components staged by `tests/package/stage.sh` (run it in the repository before \
         `cargo package`)";
@@ -171,7 +177,7 @@ fn staged(dir: &Path) -> Vec<Vec<u8>> {
     for (_, file) in &listed {
         if !BUILTINS
             .iter()
-            .any(|builtin| *file == format!("{}.wasm", builtin.name))
+            .any(|builtin| builtin.in_crate && *file == format!("{}.wasm", builtin.name))
         {
             panic!(
                 "{} lists {file}, which is no builtin of src/builtins.rs; {RESTAGE}",
@@ -182,6 +188,9 @@ fn staged(dir: &Path) -> Vec<Vec<u8>> {
     BUILTINS
         .iter()
         .map(|builtin| {
+            if !builtin.in_crate {
+                return None;
+            }
             let file = format!("{}.wasm", builtin.name);
             let expected = listed
                 .iter()
@@ -202,7 +211,7 @@ fn staged(dir: &Path) -> Vec<Vec<u8>> {
                     sums_path.display()
                 );
             }
-            bytes
+            Some(bytes)
         })
         .collect()
 }

@@ -20,6 +20,17 @@ pub struct Builtin {
     pub config_keys: &'static [&'static str],
     /// Whether the embedded default configuration serves it.
     pub by_default: bool,
+    /// The category every one of its tools is in, when that category is off by default
+    /// (`execute`): the embedded default serves it only when the category is enabled, a
+    /// configuration that lists it without enabling the category does not load it, and its
+    /// calls are capped per plugin (`limits::DEFAULT_GATED_CONCURRENT_CALLS`) unless its
+    /// `[[plugin]]` table says otherwise.
+    pub gated_by: Option<&'static str>,
+    /// Whether the crate published to crates.io carries it: crates.io takes
+    /// crates of at most 10 MiB, and `python`'s component alone is over 9 MiB
+    /// compressed. A toolcell built from that crate serves every other
+    /// builtin and says where to get the rest.
+    pub in_crate: bool,
 }
 
 /// How cargo builds a builtin.
@@ -35,7 +46,9 @@ pub enum Build {
 /// Every first-party plugin.
 ///
 /// `research` is not served by default: its first mount is its registry,
-/// which a configuration has to name.
+/// which a configuration has to name. `python` and `js` run code the model
+/// writes: served only with the `execute` category enabled, and with few runs
+/// of each at once, so runaway runs never take every call slot.
 pub const BUILTINS: &[Builtin] = &[
     Builtin {
         name: "fs",
@@ -43,6 +56,8 @@ pub const BUILTINS: &[Builtin] = &[
         file: "toolcell_plugin_fs.wasm",
         config_keys: &["max_file_bytes", "max_diff_bytes"],
         by_default: true,
+        gated_by: None,
+        in_crate: true,
     },
     Builtin {
         name: "search",
@@ -50,6 +65,8 @@ pub const BUILTINS: &[Builtin] = &[
         file: "toolcell_plugin_search.wasm",
         config_keys: &["max_output_bytes"],
         by_default: true,
+        gated_by: None,
+        in_crate: true,
     },
     Builtin {
         name: "research",
@@ -57,6 +74,8 @@ pub const BUILTINS: &[Builtin] = &[
         file: "toolcell_plugin_research.wasm",
         config_keys: &["arxiv_base_url"],
         by_default: false,
+        gated_by: None,
+        in_crate: true,
     },
     Builtin {
         name: "git",
@@ -64,6 +83,26 @@ pub const BUILTINS: &[Builtin] = &[
         file: "toolcell_plugin_git.wasm",
         config_keys: &["max_output_bytes"],
         by_default: true,
+        gated_by: None,
+        in_crate: true,
+    },
+    Builtin {
+        name: "python",
+        build: Build::Workspace("plugins/python/Cargo.toml"),
+        file: "toolcell_plugin_python.wasm",
+        config_keys: &["max_output_bytes"],
+        by_default: true,
+        gated_by: Some("execute"),
+        in_crate: false,
+    },
+    Builtin {
+        name: "js",
+        build: Build::Workspace("plugins/js/Cargo.toml"),
+        file: "toolcell_plugin_js.wasm",
+        config_keys: &["max_output_bytes"],
+        by_default: true,
+        gated_by: Some("execute"),
+        in_crate: true,
     },
 ];
 

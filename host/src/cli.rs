@@ -53,6 +53,11 @@ pub struct Common {
     #[arg(long, conflicts_with = "config")]
     pub named_only: bool,
 
+    /// Enable a category of tools on top of the configuration's: `execute`
+    /// (run_python, run_js), `write`, `network`, ... Repeatable.
+    #[arg(long, value_name = "CATEGORY")]
+    pub enable: Vec<String>,
+
     /// Log level for stderr: error, warn, info, debug or trace (RUST_LOG,
     /// when set, takes precedence).
     #[arg(long, value_name = "LEVEL")]
@@ -94,6 +99,7 @@ fn validated_config(common: &Common) -> Result<(Config, MountPolicy)> {
         file: common.config.as_deref(),
         mounts: &common.mount,
         named_only: common.named_only,
+        enable: &common.enable,
     };
     config::choose(choice, &cwd, home.as_deref(), BUILTINS).map_err(|errors| {
         let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();

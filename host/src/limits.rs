@@ -30,6 +30,11 @@ caps! {
     DEFAULT_MAX_OUTPUT_BYTES: u64 = 1_048_576;
     /// Default of `max_concurrent_calls`: calls running at once, server-wide.
     DEFAULT_MAX_CONCURRENT_CALLS: usize = 16;
+    /// Default of a plugin's own `max_concurrent_calls` for the builtins
+    /// of a category that is off by default (`python` and `js`, category
+    /// `execute`): runaway runs wait for one of these, never for the
+    /// server's slots, so the other tools keep answering.
+    DEFAULT_GATED_CONCURRENT_CALLS: usize = 2;
     /// Default of `max_component_mb`: the largest component file loaded (a
     /// Python plugin, which carries its interpreter, is about 20 MiB).
     DEFAULT_MAX_COMPONENT_MB: u64 = 256;
@@ -43,6 +48,11 @@ caps! {
 
     /// The most content blocks one tool result may have.
     MAX_CONTENT_BLOCKS: usize = 1000;
+    /// The wasm stack of one call, in bytes (wasmtime's default is 512 KiB):
+    /// deeper recursion ends that call with an error result. The
+    /// interpreters of `run_python` and `run_js` spend several native frames
+    /// per level of the guest's own recursion.
+    MAX_WASM_STACK_BYTES: usize = 2 << 20;
     /// The most WASI handles one call may hold, however many descriptors the
     /// process has.
     MAX_HANDLES_PER_CALL: usize = 256;

@@ -195,6 +195,54 @@ async fn a_call_that_never_gets_a_slot_says_so_at_its_deadline() {
     assert!(server.finish().await.status.success());
 }
 
+/// Class: a plugin capped below the server (`max_concurrent_calls` in its `limits`, as the
+/// `execute` builtins are by default). Twenty runaway calls hold two of the server's four slots;
+/// another plugin's call still runs at once, and the calls that never got a permit say whose
+/// cap they waited for.
+#[tokio::test]
+async fn runaway_calls_of_a_capped_plugin_leave_the_server_slots_free() {
+    let (fixture, config) = hostile_fixture("timeout_ms = 3000\nmax_concurrent_calls = 4");
+    let text = std::fs::read_to_string(&config).expect("read the config");
+    let text = text.replacen(
+        "path = \"plugins/hostile.wasm\"",
+        "path = \"plugins/hostile.wasm\"\nlimits = { max_concurrent_calls = 2 }",
+        1,
+    );
+    let config = fixture.config(&text);
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    server.request(99, "tools/list", json!({})).await;
+    for id in 1..=20 {
+        send_hour_long_sleep(&mut server, id).await;
+    }
+    let hello = fixture.path("data/hello.txt").display().to_string();
+    let read = server.call(50, "read_file", json!({ "path": hello })).await;
+    assert_eq!(read["result"]["isError"], json!(false), "{read}");
+    assert!(read.to_string().contains("hello"), "{read}");
+
+    let (mut timed_out, mut waited) = (0, 0);
+    for id in 1..=20 {
+        let text = error_text(&server.response(id).await);
+        if text.contains("timed out") {
+            timed_out += 1;
+        } else {
+            assert!(
+                text.contains("plugin `hostile` runs at most 2 calls at once"),
+                "{text}"
+            );
+            waited += 1;
+        }
+    }
+    // Two ran until the deadline; a few more may take a permit those free at the very moment
+    // their own deadline comes, and time out at once; most never got one.
+    assert!(
+        timed_out >= 2 && waited >= 12,
+        "{timed_out} timed out, {waited} waited"
+    );
+    still_serving(&mut server, 60).await;
+    assert!(server.finish().await.status.success());
+}
+
 /// Class: `notifications/cancelled` for blocked calls frees their slots at once, long before
 /// their deadline.
 #[tokio::test]

@@ -12,6 +12,8 @@
 mod asking;
 mod cli;
 mod dropins;
+mod execute_js;
+mod execute_python;
 mod features;
 mod first_run;
 mod fs;

@@ -394,12 +394,15 @@ fn warm_cache() {
     static WARM: OnceLock<()> = OnceLock::new();
     WARM.get_or_init(|| {
         let dir = tempfile::tempdir().expect("create a temporary directory");
-        let mut config = String::new();
+        // `execute` on, or the interpreters (the largest components) would not be loaded.
+        let mut config = String::from("[server]\ncategories = [\"read\", \"execute\"]\n\n");
         for (name, path) in [
             ("fs", "builtin:fs".to_string()),
             ("search", "builtin:search".to_string()),
             ("research", "builtin:research".to_string()),
             ("git", "builtin:git".to_string()),
+            ("python", "builtin:python".to_string()),
+            ("js", "builtin:js".to_string()),
             ("probe", probe_wasm().display().to_string()),
             ("hostile", hostile_wasm().display().to_string()),
             ("raw", raw_wasm().display().to_string()),

@@ -281,6 +281,8 @@ fn load(file: &Path, cache_dir: Option<std::path::PathBuf>) -> Result<Toolbox> {
             tools: None,
             config: Default::default(),
             limits: Limits::default(),
+            max_concurrent_calls: None,
+            categories: Vec::new(),
             tools_overrides: Default::default(),
             prefix: None,
             renames: Default::default(),

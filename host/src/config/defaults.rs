@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use toml::{Table, Value};
 
-use super::types::{Config, ConfigError, Mount, MountArg, Subscriptions};
+use super::names::{CATEGORY_RULE, CONTRACT_CATEGORIES, is_category, unknown_category};
+use super::types::{Config, ConfigError, Mount, MountArg, PluginSource, Subscriptions};
 use super::validate::{BUILTIN_PREFIX, validate};
 use crate::builtins::Builtin;
 
@@ -70,6 +71,8 @@ pub struct Choice<'a> {
     /// For launchers that pass the folders the user chose (a Claude Desktop
     /// bundle's settings), where an empty choice must mean nothing.
     pub named_only: bool,
+    /// `--enable CATEGORY`: categories enabled on top of the configuration's.
+    pub enable: &'a [String],
 }
 
 /// The configuration to serve and where its calls get their directories:
@@ -81,18 +84,25 @@ pub struct Choice<'a> {
 ///   when the client offers none, unless [`implicit_mount_refusal`] refuses
 ///   it (then nothing, and the tools say how to grant a folder).
 ///
-/// The embedded default serves the builtins marked `by_default`; `home` is
-/// the user's home directory, never mounted implicitly.
+/// `choice.enable` adds categories to whichever configuration it is.
+///
+/// The embedded default serves the builtins marked `by_default` (those gated
+/// by a category only when it is enabled); `home` is the user's home
+/// directory, never mounted implicitly.
 pub fn choose(
     choice: Choice<'_>,
     cwd: &Path,
     home: Option<&Path>,
     builtins: &[Builtin],
 ) -> Result<(Config, MountPolicy), Vec<ConfigError>> {
+    let mut enabled: Vec<&str> = DEFAULT_CATEGORIES.to_vec();
+    enabled.extend(choice.enable.iter().map(String::as_str));
     let defaults: Vec<Builtin> = builtins
         .iter()
         .copied()
-        .filter(|builtin| builtin.by_default)
+        .filter(|builtin| {
+            builtin.by_default && builtin.gated_by.is_none_or(|gate| enabled.contains(&gate))
+        })
         .collect();
     let mut policy = MountPolicy::default();
     let local = Path::new(LOCAL_CONFIG);
@@ -123,9 +133,41 @@ pub fn choose(
             Config::embedded_default(&cwd, &implicit, &defaults)?
         }
     };
+    let mut config = config;
+    let only_builtins = config
+        .plugins
+        .iter()
+        .all(|plugin| matches!(plugin.source, PluginSource::Builtin(_)));
+    let mut errors = Vec::new();
+    for category in choice.enable {
+        if !is_category(category) {
+            errors.push(command_line_error(format!(
+                "invalid category {category:?}: must be {CATEGORY_RULE}"
+            )));
+        } else if only_builtins && !CONTRACT_CATEGORIES.contains(&category.as_str()) {
+            errors.push(command_line_error(unknown_category(
+                category,
+                CONTRACT_CATEGORIES,
+            )));
+        } else if !config.categories.contains(category) {
+            config.categories.push(category.clone());
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
     policy.categories = config.categories.clone();
     policy.subscriptions = config.subscriptions;
     Ok((config, policy))
+}
+
+/// An error in `--enable`.
+fn command_line_error(message: String) -> ConfigError {
+    ConfigError {
+        file: "<command line>".to_owned(),
+        key: "--enable".to_owned(),
+        message,
+    }
 }
 
 fn canonical(path: &Path) -> PathBuf {
@@ -471,6 +513,58 @@ mod tests {
         let rw = rw.unwrap();
         assert!(rw.plugins[0].mounts[0].writable);
         assert!(rw.categories.contains(&"write".to_owned()));
+    }
+
+    #[test]
+    fn enable_adds_a_category_and_the_builtins_it_gates() {
+        let dir = tempfile::tempdir().unwrap();
+        let mounts = cwd_read_only();
+        let serve = |enable: &[String]| {
+            let choice = Choice {
+                mounts: &mounts,
+                enable,
+                ..Choice::default()
+            };
+            choose(choice, dir.path(), None, crate::builtins::BUILTINS)
+        };
+        let names = |config: &Config| -> Vec<String> {
+            config.plugins.iter().map(|p| p.name.clone()).collect()
+        };
+
+        // Off by default: the execute builtins are not in the embedded default.
+        let (plain, policy) = serve(&[]).unwrap();
+        assert_eq!(names(&plain), ["fs", "search", "git"]);
+        assert_eq!(policy.categories, DEFAULT_CATEGORIES);
+
+        let (config, policy) = serve(&["execute".to_owned()]).unwrap();
+        assert_eq!(names(&config), ["fs", "search", "git", "python", "js"]);
+        assert!(policy.categories.contains(&"execute".to_owned()));
+        let caps: Vec<Option<usize>> = config
+            .plugins
+            .iter()
+            .map(|p| p.max_concurrent_calls)
+            .collect();
+        let gated = Some(crate::limits::DEFAULT_GATED_CONCURRENT_CALLS);
+        assert_eq!(caps, [None, None, None, gated, gated]);
+
+        // Repeated, and any category: `write` is enabled without a writable mount.
+        let (config, _) = serve(&["write".to_owned(), "write".to_owned()]).unwrap();
+        let writes = config.categories.iter().filter(|c| *c == "write").count();
+        assert_eq!(writes, 1);
+
+        let errors = messages(serve(&["exectue".to_owned()]).map(|(config, _)| config));
+        assert_eq!(
+            errors,
+            [
+                "<command line>: --enable: unknown category `exectue`; did you mean `execute`? \
+              the known categories are read, search, write, execute, vcs, network"
+            ]
+        );
+        let errors = messages(serve(&["Bad Name".to_owned()]).map(|(config, _)| config));
+        assert!(
+            errors[0].contains("invalid category \"Bad Name\""),
+            "{errors:?}"
+        );
     }
 
     #[test]

@@ -21,6 +21,8 @@ pub(super) const fn builtin(name: &'static str, config_keys: &'static [&'static 
         file: "",
         config_keys,
         by_default: true,
+        gated_by: None,
+        in_crate: true,
     }
 }
 
@@ -371,6 +373,16 @@ fn valid_full_example_parses() {
     assert_eq!(
         overridden,
         [("fs", vec!["list_dir"]), ("fs-minimal", vec!["read_file"])]
+    );
+    // A plugin's own cap and categories; none unless written.
+    let caps: Vec<(Option<usize>, &[String])> = config
+        .plugins
+        .iter()
+        .map(|p| (p.max_concurrent_calls, p.categories.as_slice()))
+        .collect();
+    assert_eq!(
+        caps,
+        [(Some(4), &["network".to_owned()][..]), (None, &[][..])]
     );
 }
 

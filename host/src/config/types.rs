@@ -125,10 +125,17 @@ pub struct PluginConfig {
     pub network: Vec<String>,
     /// The tools allowed, if restricted; `None` allows every tool in an enabled category.
     pub tools: Option<Vec<String>>,
+    /// Categories enabled for this plugin's tools alone, besides `[server] categories` (its
+    /// `categories`); default none.
+    pub categories: Vec<String>,
     /// Values passed to the plugin, each in its string form; default empty.
     pub config: BTreeMap<String, String>,
     /// The top-level limits with this plugin's overrides applied.
     pub limits: Limits,
+    /// How many of this plugin's calls may run at once (its `limits.max_concurrent_calls`),
+    /// within the server-wide cap; `None`: only the server-wide cap. The builtins of a gated
+    /// category default to [`limits::DEFAULT_GATED_CONCURRENT_CALLS`].
+    pub max_concurrent_calls: Option<usize>,
     /// Per-tool overrides (`[[plugin.tool]]`), by tool name; default none.
     ///
     /// Whether each named tool exists is only known once the plugin is loaded.
@@ -183,6 +190,12 @@ impl PluginConfig {
             Some(name) => name.clone(),
             None => format!("{}{tool}", self.prefix.as_deref().unwrap_or_default()),
         }
+    }
+
+    /// Whether `category` is enabled for this plugin's tools: server-wide (`server`, the
+    /// configuration's categories) or by the plugin's own `categories`.
+    pub fn enables(&self, server: &[String], category: &str) -> bool {
+        server.iter().chain(&self.categories).any(|c| c == category)
     }
 
     /// The limits a tool gets: its override, or the plugin's.

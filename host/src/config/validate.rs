@@ -52,6 +52,7 @@ const PLUGIN_KEYS: &[&str] = &[
     "env",
     "network",
     "tools",
+    "categories",
     "config",
     "limits",
     "tool",
@@ -317,7 +318,6 @@ impl<'a> Validator<'a> {
                 }
             }
         }
-
         if self.errors.is_empty() {
             Ok(Config {
                 source: self.file.to_owned(),
@@ -375,7 +375,7 @@ impl<'a> Validator<'a> {
 
     /// Applies the limits in `table` (at key path `path`) over `base`.
     ///
-    /// `max_concurrent_calls` is accepted only in the top-level `[limits]` (and read by the caller).
+    /// `max_concurrent_calls` is read by the callers: the top-level `[limits]`'s and a plugin's.
     fn limits(&mut self, table: &Table, path: &str, base: Limits) -> Limits {
         if path == "limits" && !self.dropin {
             self.unknown_keys(table, path, SERVER_LIMIT_KEYS, &[]);
@@ -387,7 +387,8 @@ impl<'a> Validator<'a> {
                 &[
                     (
                         "max_concurrent_calls",
-                        "max_concurrent_calls is server-wide: set it in the top-level [limits]",
+                        "max_concurrent_calls is set for the server (the top-level [limits]) or a \
+                         whole plugin (its `limits`), not for one tool",
                     ),
                     (
                         "max_component_mb",
@@ -546,6 +547,25 @@ impl<'a> Validator<'a> {
             tools
         });
 
+        let categories = match table.get("categories") {
+            Some(value) => self.string_list(value, &join(&prefix, "categories"), "category", |c| {
+                (!is_category(c))
+                    .then(|| format!("invalid category {c:?}: must be {CATEGORY_RULE}"))
+            }),
+            None => Vec::new(),
+        };
+        // A builtin's tools are in the contract's categories: any other is misspelt.
+        if matches!(source, Some(PluginSource::Builtin(_))) {
+            for category in &categories {
+                if !CONTRACT_CATEGORIES.contains(&category.as_str()) {
+                    self.error(
+                        join(&prefix, "categories"),
+                        unknown_category(category, CONTRACT_CATEGORIES),
+                    );
+                }
+            }
+        }
+
         let config = match table.get("config") {
             Some(value) => self.plugin_values(value, &join(&prefix, "config")),
             None => BTreeMap::new(),
@@ -569,9 +589,29 @@ impl<'a> Validator<'a> {
             }
         }
 
-        let limits = match table.get("limits") {
+        // A plugin's `limits` may also cap how many of its calls run at once; a tool's may not.
+        let mut plugin_limits = table.get("limits").cloned();
+        let calls_key = join(&join(&prefix, "limits"), "max_concurrent_calls");
+        let written_calls = plugin_limits
+            .as_mut()
+            .and_then(Value::as_table_mut)
+            .and_then(|limits| limits.remove("max_concurrent_calls"));
+        let limits = match &plugin_limits {
             Some(value) => self.limits_table(value, &join(&prefix, "limits"), base_limits),
             None => base_limits,
+        };
+        let gated = match &source {
+            Some(PluginSource::Builtin(builtin)) => self
+                .builtins
+                .iter()
+                .any(|known| known.name == builtin && known.gated_by.is_some()),
+            _ => false,
+        };
+        let max_concurrent_calls = match written_calls {
+            Some(value) => self
+                .integer(&value, &calls_key, 1, None)
+                .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            None => gated.then_some(limits::DEFAULT_GATED_CONCURRENT_CALLS),
         };
 
         let mut renames = BTreeMap::new();
@@ -603,8 +643,10 @@ impl<'a> Validator<'a> {
             env,
             network,
             tools,
+            categories,
             config,
             limits,
+            max_concurrent_calls,
             tools_overrides,
             prefix: tool_prefix,
             renames,

@@ -126,6 +126,21 @@ pub enum CallError {
         /// How many calls may run at once.
         slots: usize,
     },
+    /// The plugin's own slots stayed busy until the deadline.
+    #[error(
+        "`{tool}` did not start within its limit of {ms} ms: plugin `{plugin}` runs at most \
+         {slots} calls at once (its max_concurrent_calls) and they stayed busy; try again later"
+    )]
+    PluginBusy {
+        /// The tool.
+        tool: String,
+        /// The limit.
+        ms: u64,
+        /// The plugin.
+        plugin: String,
+        /// How many of its calls may run at once.
+        slots: usize,
+    },
     /// The client cancelled the call.
     #[error("`{tool}` was cancelled")]
     Cancelled {

@@ -24,7 +24,7 @@ use anyhow::{Context, Result};
 use wasmtime::component::Component;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
-use crate::limits::{MAX_HANDLES_PER_CALL, MIN_HANDLES_PER_CALL, RESERVED_DESCRIPTORS};
+use crate::limits::{self, MAX_HANDLES_PER_CALL, MIN_HANDLES_PER_CALL, RESERVED_DESCRIPTORS};
 
 /// How often the epoch advances while a call runs: the resolution of time
 /// limits and cancellation.
@@ -136,6 +136,11 @@ impl Engine {
         let mut config = wasmtime::Config::new();
         config.wasm_component_model(true);
         config.epoch_interruption(true);
+        // The stack a call's fiber runs on holds the guest's wasm stack and
+        // the host functions it calls: 2 MiB more than the wasm stack, as in
+        // wasmtime's defaults (512 KiB in 2 MiB).
+        config.max_wasm_stack(limits::MAX_WASM_STACK_BYTES);
+        config.async_stack_size(limits::MAX_WASM_STACK_BYTES + (2 << 20));
         config.allocation_strategy(pool(capacity));
         // For `perf`: name the compiled guest functions (docs/performance.md).
         if std::env::var_os("TOOLCELL_PERFMAP").is_some() {

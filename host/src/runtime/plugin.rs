@@ -59,7 +59,18 @@ pub struct Plugin {
     grants: Grants,
     config: Arc<BTreeMap<String, String>>,
     limits: Limits,
+    /// Its own cap on calls running at once (`max_concurrent_calls` in its `limits`), if any.
+    gate: Option<Gate>,
     tools: Vec<Arc<ToolSpec>>,
+}
+
+/// A plugin's own cap on calls running at once.
+#[derive(Clone, Debug)]
+pub struct Gate {
+    /// One permit per call that may run.
+    pub permits: Arc<tokio::sync::Semaphore>,
+    /// How many there are.
+    pub size: usize,
 }
 
 /// What a component is, told by what it exports.
@@ -145,6 +156,10 @@ impl Plugin {
             },
             config: Arc::new(config.config.clone()),
             limits: config.limits,
+            gate: config.max_concurrent_calls.map(|n| Gate {
+                permits: Arc::new(tokio::sync::Semaphore::new(n.max(1))),
+                size: n.max(1),
+            }),
             tools: Vec::new(),
         };
         let descriptors = match &plugin.kind {
@@ -278,6 +293,12 @@ impl Plugin {
     /// The plugin's limits (a tool's own may differ).
     pub fn limits(&self) -> Limits {
         self.limits
+    }
+
+    /// Its own cap on calls running at once, when its configuration sets one: a call takes a
+    /// permit of it before a server-wide slot, so calls waiting for it hold no slot.
+    pub fn gate(&self) -> Option<&Gate> {
+        self.gate.as_ref()
     }
 
     /// Whether the plugin exports `completions`.

@@ -84,7 +84,23 @@ impl Toolbox {
     /// [`errors`](Toolbox::errors) and logged; the rest is served.
     pub fn load(config: &Config, engine: &Arc<Engine>) -> Result<Toolbox> {
         let imports = Imports::new(engine)?;
-        let loaded = in_parallel(&config.plugins, |plugin| {
+        // A builtin whose every tool is in a category that is off (`execute`, unless enabled)
+        // would serve nothing: it is not loaded, and so costs no compile and no memory.
+        let (plugins, gated_off): (Vec<&PluginConfig>, Vec<&PluginConfig>) =
+            config.plugins.iter().partition(|plugin| {
+                gated_by(plugin).is_none_or(|category| plugin.enables(&config.categories, category))
+            });
+        for plugin in gated_off {
+            let category = gated_by(plugin).unwrap_or_default();
+            // Not a warning: listing it for later is how a configuration offers it.
+            tracing::info!(
+                "plugin `{}` is not loaded: its tools are in category `{category}`, which is \
+                 off; add \"{category}\" to [server] categories (or to the plugin's \
+                 `categories`), or start with `--enable {category}`",
+                plugin.name
+            );
+        }
+        let loaded = in_parallel(&plugins, |plugin| {
             load_plugin(engine, &imports, plugin, config.max_component_bytes)
         });
 
@@ -104,9 +120,8 @@ impl Toolbox {
         // Builtins first, whatever the order of the configuration: a third
         // party can never take a builtin's name (a tool, resource or prompt),
         // even when it is listed before the builtin.
-        let (builtins, others): (Vec<_>, Vec<_>) = config
-            .plugins
-            .iter()
+        let (builtins, others): (Vec<_>, Vec<_>) = plugins
+            .into_iter()
             .zip(loaded)
             .partition(|(plugin, _)| matches!(plugin.source, PluginSource::Builtin(_)));
         for (plugin_config, result) in builtins.into_iter().chain(others) {
@@ -149,7 +164,8 @@ impl Toolbox {
             .copied()
             .chain(declared)
             .collect();
-        for category in &config.categories {
+        let plugin_categories = config.plugins.iter().flat_map(|plugin| &plugin.categories);
+        for category in config.categories.iter().chain(plugin_categories) {
             if known.contains(&category.as_str()) {
                 continue;
             }
@@ -436,8 +452,8 @@ impl Toolbox {
         } else {
             format!(
                 "tool `{name}` is not enabled: its category `{category}` is off; add \
-                 \"{category}\" to [server] categories in the configuration (plugins.toml) to \
-                 enable it"
+                 \"{category}\" to [server] categories in the configuration (plugins.toml), or \
+                 start Toolcell with `--enable {category}`, to enable it"
             )
         })
     }
@@ -446,11 +462,20 @@ impl Toolbox {
 /// Whether `spec` is served: its category is enabled and it passes the
 /// plugin's allow-list.
 fn enabled(config: &Config, plugin: &PluginConfig, spec: &ToolSpec) -> bool {
-    config.categories.contains(&spec.category)
+    plugin.enables(&config.categories, &spec.category)
         && plugin
             .tools
             .as_ref()
             .is_none_or(|allowed| allowed.contains(&spec.name))
+}
+
+/// The category that gates `plugin` when it is a builtin whose tools are all in a category
+/// that is off by default.
+fn gated_by(plugin: &PluginConfig) -> Option<&'static str> {
+    match &plugin.source {
+        PluginSource::Builtin(name) => crate::builtins::find(name).and_then(|b| b.gated_by),
+        _ => None,
+    }
 }
 
 /// How many threads load plugins at once: one per core.
@@ -527,8 +552,13 @@ fn load_plugin(
 ) -> Result<Plugin> {
     let (wasm, sha256) = match &config.source {
         PluginSource::Builtin(name) => {
-            let builtin = builtin::get(name)
-                .with_context(|| format!("there is no builtin plugin `{name}`"))?;
+            let builtin = builtin::get(name).with_context(|| {
+                format!(
+                    "builtin plugin `{name}` is not in this build of toolcell: one built from \
+                     the crates.io package leaves out the builtins too large for a crate; \
+                     install a release archive (docs/install.md) or build from the repository"
+                )
+            })?;
             (Cow::Borrowed(builtin.wasm), *builtin.sha256)
         }
         PluginSource::File(path) => {

@@ -67,25 +67,25 @@ pub async fn run(args: &Args, bin: &Binaries, fixture: &Fixture) -> Result<Strin
         let mut colds = Vec::new();
         for i in 0..args.cold_starts.max(1) {
             let cache = fixture.cache(&format!("{language}-cold-{i}"))?;
-            let session = start(bin, fixture, &dir, &config, &cache).await?;
+            let session = start(bin, fixture, (&dir, &config, &cache), "languages").await?;
             colds.push(session.started_in);
             session.close().await?;
         }
         let warm_cache = fixture.cache(&format!("{language}-warm"))?;
-        start(bin, fixture, &dir, &config, &warm_cache)
+        start(bin, fixture, (&dir, &config, &warm_cache), "languages")
             .await?
             .close()
             .await?;
         eprintln!("languages: {language}, start-up with a warm cache");
         let mut warms = Vec::new();
         for _ in 0..args.starts.max(1) {
-            let session = start(bin, fixture, &dir, &config, &warm_cache).await?;
+            let session = start(bin, fixture, (&dir, &config, &warm_cache), "languages").await?;
             warms.push(session.started_in);
             session.close().await?;
         }
 
         eprintln!("languages: {language}, `count` one call at a time");
-        let session = start(bin, fixture, &dir, &config, &warm_cache).await?;
+        let session = start(bin, fixture, (&dir, &config, &warm_cache), "languages").await?;
         let arguments = json!({ "path": "bench.txt" });
         let reply = session.call("count", &arguments).await?;
         let words = fixture.medium_text.split_whitespace().count();
@@ -116,12 +116,14 @@ pub async fn run(args: &Args, bin: &Binaries, fixture: &Fixture) -> Result<Strin
     Ok(table(&rows, args))
 }
 
-async fn start(
+/// Starts `toolcell serve --config CONFIG` in `dir` with the compile cache
+/// `cache`, its log in the fixture's `log` file; returns once it has listed
+/// its tools.
+pub async fn start(
     bin: &Binaries,
     fixture: &Fixture,
-    dir: &Path,
-    config: &Path,
-    cache: &Path,
+    (dir, config, cache): (&Path, &Path, &Path),
+    log: &str,
 ) -> Result<Session> {
     let config = config.to_str().context("the config path is not UTF-8")?;
     Session::start(&Launch {
@@ -129,7 +131,7 @@ async fn start(
         args: &["serve", "--config", config],
         cwd: dir,
         env: &[("TOOLCELL_CACHE_DIR", cache)],
-        stderr_to: &fixture.log("languages"),
+        stderr_to: &fixture.log(log),
     })
     .await
 }

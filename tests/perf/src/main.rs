@@ -14,7 +14,9 @@
 //! - peak RSS (`VmHWM`) of each server before it exits.
 //!
 //! It prints a Markdown table (docs/performance.md holds one)
-//! and, with `--json`, the raw figures.
+//! and, with `--json`, the raw figures. `--languages` measures the SDK
+//! examples instead, and `--execute` the builtin interpreters against
+//! `python3` and `node`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -25,6 +27,7 @@ use clap::Parser;
 use serde_json::{Value, json};
 
 mod client;
+mod execute;
 mod languages;
 mod setup;
 
@@ -90,7 +93,13 @@ struct Args {
     #[arg(long)]
     languages: bool,
 
-    /// Timed calls per language with --languages.
+    /// Measure the builtin interpreters instead (`run_python`, `run_js`),
+    /// against `python3` and `node` on this machine: first start, warm start,
+    /// `print(1)` latency and a million-iteration loop.
+    #[arg(long)]
+    execute: bool,
+
+    /// Timed calls per language with --languages (and --execute, at most 200).
     #[arg(long, default_value_t = 500)]
     language_calls: usize,
 }
@@ -119,6 +128,12 @@ fn main() -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
+    if args.execute {
+        let fixture = Fixture::new()?;
+        let table = runtime.block_on(execute::run(&args, &binaries, &fixture))?;
+        println!("{table}");
+        return Ok(());
+    }
     if args.languages {
         let fixture = Fixture::new()?;
         let table = runtime.block_on(languages::run(&args, &binaries, &fixture))?;

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::Server;
 use crate::limits::STRAGGLE;
 use crate::runtime::call::{CallContext, CallError, ClientAsk, Interruption};
-use crate::runtime::plugin::Plugin;
+use crate::runtime::plugin::{Gate, Plugin};
 
 impl Server {
     /// Shuts down calls: refuses new ones, lets running ones finish for up
@@ -44,6 +44,7 @@ impl Server {
     pub(super) async fn in_slot<R, F>(
         &self,
         what: &str,
+        (gate, plugin_name): (Option<Gate>, Option<&str>),
         timeout_ms: u64,
         accepted: Instant,
         mut cx: CallContext,
@@ -58,6 +59,22 @@ impl Server {
             .deadline
             .get_or_insert(accepted + Duration::from_millis(timeout_ms));
         cx.cancel.push(self.stopping.clone());
+        // The plugin's own cap first: a call waiting for it holds no server-wide slot.
+        let _plugin_permit = match gate {
+            None => None,
+            Some(gate) => Some(tokio::select! {
+                biased;
+                permit = Arc::clone(&gate.permits).acquire_owned() => permit
+                    .map_err(|_| CallError::Cancelled { tool: tool() })?,
+                () = cx.cancelled() => return Err(CallError::Cancelled { tool: tool() }),
+                () = tokio::time::sleep_until(deadline) => return Err(CallError::PluginBusy {
+                    tool: tool(),
+                    ms: timeout_ms,
+                    plugin: plugin_name.unwrap_or_default().to_owned(),
+                    slots: gate.size,
+                }),
+            }),
+        };
         let permit = tokio::select! {
             biased;
             permit = Arc::clone(&self.calls).acquire_owned() => permit
@@ -135,9 +152,12 @@ impl Server {
             cx.mounts = self.client_roots().await;
         }
         let timeout_ms = plugin.limits().timeout_ms;
-        let plugin = plugin.clone();
+        let gate = (plugin.gate().cloned(), Some(plugin.name()));
+        let owned = plugin.clone();
         match self
-            .in_slot(what, timeout_ms, accepted, cx, move |cx| work(plugin, cx))
+            .in_slot(what, gate, timeout_ms, accepted, cx, move |cx| {
+                work(owned, cx)
+            })
             .await
         {
             Ok(result) => Ok(Ok(result)),

@@ -65,6 +65,7 @@ impl Server {
         }
         let text = arguments.to_string();
         let plugin = route.plugin.clone();
+        let gate = (plugin.gate().cloned(), Some(route.plugin.name()));
         let spec = route.spec.clone();
         // Converted on the call's own thread, like the run itself.
         let work = move |cx: CallContext| async move {
@@ -78,7 +79,10 @@ impl Server {
         };
         let timeout_ms = route.spec.limits.timeout_ms;
         Ok(
-            match self.in_slot(name, timeout_ms, accepted, cx, work).await {
+            match self
+                .in_slot(name, gate, timeout_ms, accepted, cx, work)
+                .await
+            {
                 Ok(result) => Ok(result),
                 Err(CallError::Interrupted { interruption, .. }) => Err(interruption),
                 Err(error) => {

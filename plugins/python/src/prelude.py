@@ -1,0 +1,149 @@
+# Run before the user's code in every call (src/run.rs): sys.stdout and
+# sys.stderr write into the plugin's capture (never to WASI's, which go to the
+# server's log), sys.stdin reads the call's `stdin`, and what the sandbox
+# cannot do fails with an exception that says so.
+#
+# Only builtin (native) modules here: importing the standard library's Python
+# modules (io, os) would cost every call milliseconds.
+import _io
+import builtins
+import math
+import sys
+import time
+
+try:
+    import posix
+except ImportError:
+    import os as posix
+
+
+class OutputLimitExceeded(BaseException):
+    """The run printed more than the plugin's `max_output_bytes`."""
+
+
+class _Capture:
+    """sys.stdout or sys.stderr: text into the plugin's capture."""
+
+    encoding = "utf-8"
+    errors = "strict"
+    newlines = None
+    closed = False
+    line_buffering = False
+
+    def __init__(self, fd, name):
+        self._fd = fd
+        self.name = name
+
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError(f"write() argument must be str, not {type(s).__name__}")
+        if _toolcell_write(self._fd, s):
+            raise OutputLimitExceeded(_toolcell_stop)
+        return len(s)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def flush(self):
+        pass
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def seekable(self):
+        return False
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        raise _io.UnsupportedOperation("the sandbox's output has no file descriptor")
+
+    def close(self):
+        pass
+
+
+# WASI has no time zone: the sandbox's clock is UTC. `time.strptime` and
+# `datetime.strptime` need these names, which RustPython leaves out on WASI.
+if not hasattr(time, "tzname"):
+    time.tzname = ("UTC", "UTC")
+    time.timezone = 0
+    time.altzone = 0
+    time.daylight = 0
+
+
+# RustPython rounds floats through their decimal digits (round(2.675, 2) is
+# 2.68 there); CPython rounds the exact binary value (2.67), as a correctly
+# rounded format of it does.
+def round(number, ndigits=None, *, _round=builtins.round, _isfinite=math.isfinite):
+    if ndigits is None:
+        return _round(number)
+    if type(number) is float and type(ndigits) is int and 0 <= ndigits <= 300 and _isfinite(number):
+        return float(format(number, f".{ndigits}f"))
+    return _round(number, ndigits)
+
+
+builtins.round = round
+del round
+
+sys.stdout = sys.__stdout__ = _Capture(1, "<stdout>")
+sys.stderr = sys.__stderr__ = _Capture(2, "<stderr>")
+sys.stdin = sys.__stdin__ = _io.StringIO(_toolcell_stdin)
+
+
+def _no_process(name):
+    def refuse(*args, **kwargs):
+        raise PermissionError(
+            f"{name} is not available: run_python runs in a sandbox that cannot start processes"
+        )
+
+    refuse.__name__ = name.rpartition(".")[2]
+    return refuse
+
+
+# Not `fork`: the standard library asks `hasattr(os, "fork")` to decide
+# whether it may fork (random, for one), and the answer must stay no.
+for _name in ("system", "popen", "execv", "execve", "execvp", "execvpe", "execl", "execle",
+              "execlp", "execlpe", "spawnv", "spawnve", "spawnvp", "spawnvpe", "spawnl",
+              "spawnle", "spawnlp", "spawnlpe", "kill", "killpg"):
+    # `os` copies `posix`'s functions when it is first imported.
+    setattr(posix, _name, _no_process("os." + _name))
+    if "os" in sys.modules:
+        setattr(sys.modules["os"], _name, _no_process("os." + _name))
+
+
+class _Refused:
+    """Finds the modules the sandbox has no use for and refuses them by name."""
+
+    _why = {
+        "subprocess": "it cannot start processes",
+        "_posixsubprocess": "it cannot start processes",
+        "multiprocessing": "it cannot start processes",
+        "socket": "it has no network sockets",
+        "_socket": "it has no network sockets",
+        "ssl": "it has no network sockets",
+        "_ssl": "it has no network sockets",
+        "ctypes": "it cannot load native code",
+        "_ctypes": "it cannot load native code",
+        "cffi": "it cannot load native code",
+    }
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        why = cls._why.get(name)
+        if why is None:
+            return None
+        raise ImportError(
+            f"No module named {name!r}: run_python runs in a sandbox and {why}",
+            name=name,
+        )
+
+
+sys.meta_path.insert(0, _Refused)
+for _name in _Refused._why:
+    sys.modules.pop(_name, None)
+del _name, _no_process, _Capture, _Refused

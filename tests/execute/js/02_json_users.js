@@ -1,0 +1,12 @@
+const fs = require('fs');
+const users = JSON.parse(fs.readFileSync('data/users.json', 'utf8'));
+const active = users.filter((u) => u.active);
+console.log(active.map((u) => u.name));
+const avg = users.reduce((s, u) => s + u.age, 0) / users.length;
+console.log('average age', avg);
+const byTag = {};
+for (const u of users) for (const t of u.tags) (byTag[t] ??= []).push(u.id);
+console.log(byTag);
+console.log(JSON.stringify(users[0], null, 2));
+const domains = new Set(users.map((u) => u.email.split('@')[1]));
+console.log(domains);

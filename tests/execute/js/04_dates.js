@@ -1,0 +1,12 @@
+const d = new Date(Date.UTC(2024, 1, 29, 13, 45, 30));
+console.log(d.toISOString());
+console.log(d.getUTCDay(), d.getUTCFullYear(), d.getUTCMonth() + 1);
+const next = new Date(d.getTime() + 24 * 3600 * 1000);
+console.log(next.toISOString().slice(0, 10));
+const a = new Date('2024-01-01T00:00:00Z');
+const b = new Date('2024-12-25T00:00:00Z');
+console.log(Math.round((b - a) / 86400000), 'days until Christmas');
+console.log(JSON.stringify({ when: a }));
+console.log(new Date('not a date').getTime());
+console.log(Date.parse('2000-01-01T00:00:00.000Z'));
+console.log([d]);

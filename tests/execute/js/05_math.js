@@ -1,0 +1,12 @@
+const xs = [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5];
+const mean = xs.reduce((a, b) => a + b) / xs.length;
+const sorted = [...xs].sort((a, b) => a - b);
+const median = sorted[Math.floor(sorted.length / 2)];
+const variance = xs.reduce((s, x) => s + (x - mean) ** 2, 0) / xs.length;
+console.log(mean.toFixed(4), median, Math.sqrt(variance).toFixed(4));
+console.log(Math.max(...xs), Math.min(...xs), Math.hypot(3, 4));
+console.log(0.1 + 0.2, (0.1 + 0.2).toFixed(2), 1 / 3, 2 ** 53 + 1);
+console.log(Number.MAX_SAFE_INTEGER, Number.EPSILON > 0, -0 === 0, Object.is(-0, 0));
+console.log(parseInt('0x1f'), parseFloat('3.14abc'), Number('12px'), (255).toString(2));
+console.log(1e21, 1e-7, 123456789.123, -1.5e300 * 1e10);
+console.log(Math.round(2.5), Math.round(-2.5), Math.trunc(-4.7), Math.sign(-3));

@@ -1,0 +1,14 @@
+const buf = new ArrayBuffer(8);
+const view = new DataView(buf);
+view.setUint32(0, 0xdeadbeef);
+view.setFloat32(4, 1.5, true);
+const bytes = new Uint8Array(buf);
+console.log(bytes);
+console.log(Array.from(bytes, (x) => x.toString(16).padStart(2, '0')).join(''));
+const f = new Float64Array([1.5, 2.25, -0]);
+console.log(f, f.reduce((a, b) => a + b));
+const i16 = Int16Array.from([40000, -40000, 7]);
+console.log(i16);
+console.log(new Uint8ClampedArray([300, -5, 127.5]));
+const enc = new TextEncoder().encode('héllo');
+console.log(enc.length, new TextDecoder().decode(enc));

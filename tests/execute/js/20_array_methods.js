@@ -1,0 +1,12 @@
+const xs = [5, 3, 8, 1, 9, 2];
+console.log(xs.toSorted((a, b) => a - b), xs, xs.toReversed(), xs.with(0, 50));
+console.log(xs.findLast((x) => x > 4), xs.findLastIndex((x) => x > 100), xs.at(-2));
+console.log([1, [2, [3, [4]]]].flat(Infinity), [[1, 2], [3]].flatMap((x) => x));
+console.log(xs.some((x) => x > 8), xs.every((x) => x > 0), xs.includes(3), xs.indexOf(8));
+console.log(Array.from({ length: 5 }, (_, i) => i * i), Array.of(7, 8), new Array(3).fill(0));
+const people = [{ n: 'b', a: 30 }, { n: 'a', a: 25 }, { n: 'c', a: 30 }];
+console.log(people.sort((x, y) => y.a - x.a || x.n.localeCompare(y.n)).map((p) => p.n).join(''));
+console.log(Object.entries({ x: 1, y: 2 }), Object.fromEntries([['k', 'v']]));
+const chunk = (arr, n) => arr.reduce((acc, x, i) => (i % n ? acc[acc.length - 1].push(x) : acc.push([x]), acc), []);
+console.log(chunk([1, 2, 3, 4, 5, 6, 7], 3));
+console.log([3, 1, 2].toSpliced(1, 1), [1, 2, 3].entries().next().value, [...'abc'.matchAll(/./g)].length);

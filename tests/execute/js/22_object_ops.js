@@ -1,0 +1,18 @@
+const base = { a: 1, b: { c: 2 } };
+const shallow = { ...base, d: 4 };
+const deep = structuredClone(base);
+deep.b.c = 99;
+console.log(shallow, base.b.c, deep.b.c);
+const frozen = Object.freeze({ x: 1 });
+frozen.x = 2;
+console.log(frozen.x, Object.isFrozen(frozen));
+const { a, b: { c }, z = 'default' } = base;
+console.log(a, c, z);
+const obj = { get full() { return 'computed'; }, set full(v) {} , plain: 1 };
+console.log(obj, Object.keys(obj));
+console.log(Object.assign({}, { x: 1 }, { y: 2 }), 'x' in { x: 1 }, Object.hasOwn({ q: 1 }, 'q'));
+const proxy = new Proxy({}, { get: (t, k) => `prop:${String(k)}` });
+console.log(proxy.anything);
+console.log(Reflect.ownKeys({ b: 1, a: 2, 1: 3, 0: 4 }));
+const sym = Symbol('tag');
+console.log(sym.toString(), sym.description, typeof sym);

@@ -1,0 +1,11 @@
+console.log('%s has %d items costing %f', 'cart', 3, 9.99);
+console.log('%i%%', 42.9, 'tail');
+console.log('%o vs %O', [1, { a: 2 }], { b: [3] });
+console.log('%j', { x: 1 });
+console.log('%s', { toString() { return 'custom'; } }, '%s', [1, 2]);
+console.log('no specifiers', 1, 'two', [3]);
+console.log('%s %s', 'only one');
+console.log('%c styled', 'color: red');
+console.info('info goes to stdout');
+console.log();
+console.log('');

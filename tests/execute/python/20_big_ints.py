@@ -1,0 +1,6 @@
+print(2 ** 100, -(2 ** 64) // 3, (2 ** 64) % 7)
+print(divmod(-7, 2), -7 // 2, -7 % 2, 7 / 2)
+print(int("ff", 16), int("0b1010", 0), hex(2 ** 70), bin(37), oct(64))
+print(pow(3, 200, 1000007), pow(2, -1, 7))
+print((12345678901234567890).bit_length(), (255).to_bytes(2, "big"), int.from_bytes(b"\x01\x00", "little"))
+print(sum(range(1, 1001)), 10 ** 20 + 1)

@@ -1,0 +1,10 @@
+import random
+r = random.Random(42)
+print([r.randint(1, 100) for _ in range(5)])
+print(r.choice("abcdef"), round(r.random(), 10))
+items = list(range(10))
+r.shuffle(items)
+print(items)
+print(sorted(r.sample(range(100), 4)))
+random.seed(7)
+print(random.randrange(0, 1000, 5), round(random.uniform(1, 2), 8))

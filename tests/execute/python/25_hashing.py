@@ -1,0 +1,11 @@
+import hashlib, base64, binascii
+data = "hello world".encode()
+print(hashlib.md5(data).hexdigest())
+print(hashlib.sha1(data).hexdigest())
+print(hashlib.sha256(data).hexdigest())
+h = hashlib.sha256()
+h.update(b"hello ")
+h.update(b"world")
+print(h.hexdigest() == hashlib.sha256(data).hexdigest())
+print(base64.b64encode(data).decode(), base64.urlsafe_b64encode(b"\xfb\xff").decode())
+print(base64.b64decode("aGVsbG8=").decode(), binascii.hexlify(b"\x00\xab").decode())

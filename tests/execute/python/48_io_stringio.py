@@ -1,0 +1,10 @@
+import io, sys
+buf = io.StringIO()
+print("to buffer", 42, sep="|", file=buf)
+buf.write("more\n")
+print(repr(buf.getvalue()))
+b = io.BytesIO(b"line1\nline2\n")
+print(b.readline(), b.read())
+sys.stdout.write("direct write\n")
+print("a", "b", "c", sep="-", end="!\n")
+print(*range(5))
