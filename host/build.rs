@@ -121,12 +121,17 @@ fn build_from_source(root: &Path, out_dir: &Path) -> Vec<Option<Vec<u8>>> {
     // the debug and release builds and every host target share (the plugins
     // are always built in release, and for wasm whatever the host), so
     // `cargo test` after `cargo build --release`, or a Windows build after a
-    // Linux one, builds none again. Cargo marks its target directory with a
-    // CACHEDIR.TAG.
+    // Linux one, builds none again. (Not by looking for cargo's
+    // CACHEDIR.TAG: a cross build's <target>/<triple> has one too, and
+    // building the interpreters again there cost CI ten minutes per target.)
+    let triple = env::var("TARGET").unwrap_or_default();
     let target_dir = out_dir
         .ancestors()
-        .find(|dir| dir.join("CACHEDIR.TAG").is_file())
-        .or_else(|| out_dir.ancestors().nth(4))
+        .nth(4)
+        .map(|dir| match dir.parent() {
+            Some(parent) if dir.file_name().is_some_and(|name| *name == *triple) => parent,
+            _ => dir,
+        })
         .map(|target| target.join("wasm-plugins"))
         .unwrap_or_else(|| root.join("target").join("wasm-plugins"));
 
