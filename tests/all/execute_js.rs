@@ -4,29 +4,13 @@
 //! (also through eval and Function), and environment variables. The server must keep answering
 //! after each.
 
-use std::path::Path;
-
 use serde_json::json;
 
-use crate::support::{Fixture, Server, workspace_root};
+use crate::support::{Fixture, Server, copy_dir, workspace_root};
 
 /// Snippets whose output differs from Node's for a reason the engine cannot fix, each with the
 /// reason. Every other snippet must match exactly.
 const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
-
-/// Copies `from` (files and folders) into `to`.
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 #[tokio::test]
 async fn run_js_prints_what_node_prints_for_the_corpus() {

@@ -2,11 +2,9 @@
 //! against the output CPython 3.11 recorded for it, and the sandbox's abuse cases, each followed
 //! by a normal call to show the server kept serving.
 
-use std::path::Path;
-
 use serde_json::{Value, json};
 
-use crate::support::{CallResult, Fixture, Server, workspace_root};
+use crate::support::{CallResult, Fixture, Server, copy_dir, workspace_root};
 
 /// Snippets of the corpus whose output differs from CPython's for a reason the plugin cannot
 /// remove, with the reason. They still run (and must not break the server); only their output
@@ -73,19 +71,6 @@ fn corpus_dir() -> std::path::PathBuf {
         .join("tests")
         .join("execute")
         .join("python")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 async fn start(fixture: &Fixture) -> Server {

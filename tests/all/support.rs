@@ -890,3 +890,17 @@ pub fn peak_rss(pid: u32) -> u64 {
         .expect("VmHWM in kB");
     kb * 1024
 }
+
+/// Copies `from` (files and folders) into `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

@@ -71,6 +71,8 @@ pub struct Gate {
     pub permits: Arc<tokio::sync::Semaphore>,
     /// How many there are.
     pub size: usize,
+    /// The plugin's name, for saying whose cap a call waited for.
+    pub plugin: Arc<str>,
 }
 
 /// What a component is, told by what it exports.
@@ -143,7 +145,7 @@ impl Plugin {
         };
         drop(setup.wasm);
         let mut plugin = Plugin {
-            name,
+            name: Arc::clone(&name),
             engine,
             pre: instance_pre,
             kind,
@@ -159,6 +161,7 @@ impl Plugin {
             gate: config.max_concurrent_calls.map(|n| Gate {
                 permits: Arc::new(tokio::sync::Semaphore::new(n.max(1))),
                 size: n.max(1),
+                plugin: Arc::clone(&name),
             }),
             tools: Vec::new(),
         };

@@ -44,7 +44,7 @@ impl Server {
     pub(super) async fn in_slot<R, F>(
         &self,
         what: &str,
-        (gate, plugin_name): (Option<Gate>, Option<&str>),
+        gate: Option<Gate>,
         timeout_ms: u64,
         accepted: Instant,
         mut cx: CallContext,
@@ -70,7 +70,7 @@ impl Server {
                 () = tokio::time::sleep_until(deadline) => return Err(CallError::PluginBusy {
                     tool: tool(),
                     ms: timeout_ms,
-                    plugin: plugin_name.unwrap_or_default().to_owned(),
+                    plugin: gate.plugin.to_string(),
                     slots: gate.size,
                 }),
             }),
@@ -152,7 +152,7 @@ impl Server {
             cx.mounts = self.client_roots().await;
         }
         let timeout_ms = plugin.limits().timeout_ms;
-        let gate = (plugin.gate().cloned(), Some(plugin.name()));
+        let gate = plugin.gate().cloned();
         let owned = plugin.clone();
         match self
             .in_slot(what, gate, timeout_ms, accepted, cx, move |cx| {

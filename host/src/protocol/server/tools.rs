@@ -65,7 +65,7 @@ impl Server {
         }
         let text = arguments.to_string();
         let plugin = route.plugin.clone();
-        let gate = (plugin.gate().cloned(), Some(route.plugin.name()));
+        let gate = plugin.gate().cloned();
         let spec = route.spec.clone();
         // Converted on the call's own thread, like the run itself.
         let work = move |cx: CallContext| async move {
