@@ -1561,7 +1561,7 @@ async fn log_dates_and_subjects_match_git() {
 }
 
 /// See issue 31: `git_show` of a tag naming a blob failed ("does not name a commit"); git shows
-/// the tag and the blob.
+/// the tag and the blob. `git_branches` listed such a tag as "(unresolved)".
 #[tokio::test]
 async fn show_of_a_tag_naming_a_blob_shows_the_blob() {
     let fixture = Fixture::new();
@@ -1596,6 +1596,29 @@ async fn show_of_a_tag_naming_a_blob_shows_the_blob() {
         without_date(&git(&dir, &["show", "blob-tag"]))
     );
     assert!(annotated.starts_with("tag blob-tag\n"), "{annotated}");
+
+    // `git_branches` lists both with the blob they name, as `for-each-ref` peels them, whether
+    // the tags are loose or packed (packed-refs records the peeled id of the annotated one).
+    let peeled = |name: &str| {
+        git(&dir, &["rev-parse", &format!("{name}^{{}}")])
+            .trim()
+            .to_string()
+    };
+    for packed in [false, true] {
+        if packed {
+            git(&dir, &["pack-refs", "--all"]);
+        }
+        let listing = structured(&server, "git_branches", json!({})).await;
+        for name in ["plain-blob", "blob-tag"] {
+            let tag = listing["tags"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|tag| tag["name"] == name)
+                .unwrap_or_else(|| panic!("{name} is listed: {listing}"));
+            assert_eq!(tag["commit"], json!(peeled(name)), "packed: {packed}");
+        }
+    }
     server.stop().await;
 }
 

@@ -297,9 +297,16 @@ struct Walk<'r> {
     path: Option<BString>,
     /// Whether `path` changes to a file's earlier name at a rename.
     follow: bool,
-    /// The entry at `path` in the commits a followed walk has looked at.
-    entries: HashMap<ObjectId, Option<(gix::object::tree::EntryMode, ObjectId)>>,
+    /// The entry at `path` in the commits the walk has looked at.
+    entries: HashMap<ObjectId, Entry>,
+    /// The entry at the rest of `path` in the trees the walk has read, by depth (the number of
+    /// components already taken) and tree id: consecutive commits mostly share the trees along
+    /// the path, and each is read once.
+    subtrees: HashMap<(usize, ObjectId), Entry>,
 }
+
+/// The mode and id of a tree entry, if there is one.
+type Entry = Option<(gix::object::tree::EntryMode, ObjectId)>;
 
 impl<'r> Walk<'r> {
     fn new(
@@ -316,6 +323,7 @@ impl<'r> Walk<'r> {
             path,
             follow,
             entries: HashMap::new(),
+            subtrees: HashMap::new(),
         };
         walk.enqueue(tip)?;
         Ok(walk)
@@ -357,13 +365,16 @@ impl<'r> Walk<'r> {
                 }
                 return Ok(Some(commit));
             };
-            let mine = entry_at(&commit, &path)?;
+            let mine = self.entry_of(&commit, &path)?;
             let mut same_as = None;
             for parent in &parents {
-                let theirs = match self.repo.find_commit(*parent) {
-                    Ok(parent) => entry_at(&parent, &path)?,
-                    // A shallow clone's boundary: the parent is not there.
-                    Err(_) => None,
+                let theirs = match self.entries.get(parent) {
+                    Some(entry) => *entry,
+                    None => match self.repo.find_commit(*parent) {
+                        Ok(parent) => self.entry_of(&parent, &path)?,
+                        // A shallow clone's boundary: the parent is not there.
+                        Err(_) => None,
+                    },
                 };
                 if theirs == mine {
                     same_as = Some(*parent);
@@ -428,6 +439,7 @@ impl<'r> Walk<'r> {
                 path = earlier.path;
                 self.path = Some(path.clone());
                 self.entries.clear();
+                self.subtrees.clear();
             }
             return Ok(Some(commit));
         }
@@ -437,16 +449,55 @@ impl<'r> Walk<'r> {
     /// The mode and id of the entry at `path` in `commit`, remembered for
     /// the walk (a commit is asked about once as itself and once for each
     /// child) until the path changes.
-    fn entry_of(
-        &mut self,
-        commit: &gix::Commit<'_>,
-        path: &BString,
-    ) -> Result<Option<(gix::object::tree::EntryMode, ObjectId)>, Error> {
+    fn entry_of(&mut self, commit: &gix::Commit<'_>, path: &BString) -> Result<Entry, Error> {
         if let Some(entry) = self.entries.get(&commit.id) {
             return Ok(*entry);
         }
-        let entry = entry_with_mode(commit, path)?;
+        let root = commit
+            .tree_id()
+            .map_err(|e| fail(&format!("cannot read the tree of {}", commit.id), e))?
+            .detach();
+        let entry = self
+            .entry_in(root, path)
+            .map_err(|e| fail(&format!("cannot read the tree of {}", commit.id), e))?;
         self.entries.insert(commit.id, entry);
+        Ok(entry)
+    }
+
+    /// The entry at `path` in tree `root`, reading only the trees along the path that the walk
+    /// has not read before.
+    fn entry_in(&mut self, root: ObjectId, path: &BString) -> Result<Entry, gix::Error> {
+        if path.is_empty() {
+            return Ok(Some((gix::object::tree::EntryKind::Tree.into(), root)));
+        }
+        let components: Vec<&[u8]> = path.split(|byte| *byte == b'/').collect();
+        let mut visited = Vec::new();
+        let mut tree = root;
+        let mut entry = None;
+        for (depth, component) in components.iter().enumerate() {
+            if let Some(known) = self.subtrees.get(&(depth, tree)) {
+                entry = *known;
+                break;
+            }
+            visited.push((depth, tree));
+            let object = self.repo.find_object(tree)?;
+            let found = gix::objs::TreeRefIter::from_bytes(&object.data, self.repo.object_hash())
+                .filter_map(Result::ok)
+                .find(|item| item.filename == *component)
+                .map(|item| (item.mode, item.oid.to_owned()));
+            entry = found;
+            match found {
+                Some((mode, id)) if mode.is_tree() && depth + 1 < components.len() => tree = id,
+                Some(_) if depth + 1 < components.len() => {
+                    entry = None;
+                    break;
+                }
+                _ => break,
+            }
+        }
+        for key in visited {
+            self.subtrees.insert(key, entry);
+        }
         Ok(entry)
     }
 
@@ -462,40 +513,6 @@ impl<'r> Walk<'r> {
 
 fn commit_is_root(commit: &gix::Commit<'_>) -> bool {
     commit.parent_ids().next().is_none()
-}
-
-/// The id of the tree entry at `path` in `commit`, if there is one.
-fn entry_at(commit: &gix::Commit<'_>, path: &BString) -> Result<Option<ObjectId>, Error> {
-    if path.is_empty() {
-        return commit
-            .tree_id()
-            .map(|id| Some(id.detach()))
-            .map_err(|e| fail("cannot read a commit", e));
-    }
-    let tree = commit
-        .tree()
-        .map_err(|e| fail(&format!("cannot read the tree of {}", commit.id), e))?;
-    let entry = tree
-        .lookup_entry_by_path(path.to_path_lossy())
-        .map_err(|e| fail(&format!("cannot read the tree of {}", commit.id), e))?;
-    Ok(entry.map(|entry| entry.object_id()))
-}
-
-/// The mode and id of the tree entry at `path` in `commit`, if there is one.
-fn entry_with_mode(
-    commit: &gix::Commit<'_>,
-    path: &BString,
-) -> Result<Option<(gix::object::tree::EntryMode, ObjectId)>, Error> {
-    let tree = commit
-        .tree()
-        .map_err(|e| fail(&format!("cannot read the tree of {}", commit.id), e))?;
-    if path.is_empty() {
-        return Ok(Some((gix::object::tree::EntryKind::Tree.into(), tree.id)));
-    }
-    let entry = tree
-        .lookup_entry_by_path(path.to_path_lossy())
-        .map_err(|e| fail(&format!("cannot read the tree of {}", commit.id), e))?;
-    Ok(entry.map(|entry| (entry.mode(), entry.object_id())))
 }
 
 #[cfg(test)]

@@ -183,3 +183,74 @@ fn the_block_caches_of_many_files_stay_within_their_budget() {
     drop(files);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A pack of `count` small blobs written by `git fast-import`; returns its index's path.
+fn many_blobs(dir: &Path, count: usize) -> PathBuf {
+    use std::io::Write;
+    std::fs::create_dir_all(dir).unwrap();
+    git(dir, &["init", "-q"]);
+    let mut import = Command::new("git")
+        .current_dir(dir)
+        .args(["fast-import", "--quiet"])
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .expect("run git fast-import");
+    let mut stream = std::io::BufWriter::new(import.stdin.take().unwrap());
+    for n in 0..count {
+        let text = format!("blob number {n}\n");
+        write!(stream, "blob\ndata {}\n{text}\n", text.len()).unwrap();
+    }
+    drop(stream);
+    assert!(import.wait().unwrap().success());
+    std::fs::read_dir(dir.join(".git/objects/pack"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension() == Some("idx".as_ref()))
+        .expect("fast-import wrote a pack")
+}
+
+#[test]
+fn the_lazy_index_finds_every_object_as_the_whole_file_does() {
+    let dir = std::env::temp_dir().join(format!("toolcell-pack-index-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // 40,000 objects: about 156 to a fan-out bucket, so lookups take the interpolated first
+    // step, and the index (1.1 MB) is hundreds of chunks.
+    let path = many_blobs(&dir, 40_000);
+    let hash = gix::hash::Kind::Sha1;
+    let whole = index::File::from_data(std::fs::read(&path).unwrap(), path.clone(), hash).unwrap();
+    assert_eq!(whole.num_objects(), 40_000);
+    let entries: Vec<index::Entry> = whole.iter().collect();
+    // A fresh lazy index for each batch, so that most lookups read chunks rather than the
+    // whole file (which a lazy index reads once a quarter of it has been read in chunks).
+    for batch in entries.chunks(25) {
+        let lazy = index::File::at(&path, hash).unwrap();
+        assert_eq!(lazy.num_objects(), whole.num_objects());
+        for entry in batch {
+            let found = lazy.lookup(entry.oid).expect("every object is found");
+            assert_eq!(Some(found), whole.lookup(entry.oid));
+            assert_eq!(lazy.oid_at_index(found), entry.oid.as_ref());
+            assert_eq!(lazy.pack_offset_at_index(found), entry.pack_offset);
+            assert_eq!(lazy.crc32_at_index(found), entry.crc32);
+            // The same id with its last byte changed is (almost surely) absent from both.
+            let mut other = entry.oid;
+            other.as_mut_slice()[19] ^= 0x5a;
+            assert_eq!(lazy.lookup(other), whole.lookup(other));
+        }
+    }
+    // Ids before the first and after the last of a bucket, and in empty places.
+    let lazy = index::File::at(&path, hash).unwrap();
+    for first in [0x00u8, 0x7f, 0xff] {
+        for fill in [0x00u8, 0xff] {
+            let mut bytes = [fill; 20];
+            bytes[0] = first;
+            let id = gix::ObjectId::from_bytes_or_panic(&bytes);
+            assert_eq!(lazy.lookup(id), whole.lookup(id));
+        }
+    }
+    assert_eq!(lazy.iter().count(), entries.len());
+    assert_eq!(lazy.index_checksum(), whole.index_checksum());
+    assert_eq!(lazy.pack_checksum(), whole.pack_checksum());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -43,7 +43,8 @@ pub struct BranchesReport {
 pub struct Ref {
     /// The short name: `main`, `origin/main`, `v1.0`.
     pub name: String,
-    /// The commit it points at (an annotated tag is peeled to it).
+    /// The commit it points at (an annotated tag is peeled to it; a tag can also name a tree or
+    /// a blob, whose id this is then).
     pub commit: Option<String>,
     /// Whether this is a remote-tracking branch.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -155,10 +156,9 @@ fn collect<'r, E: std::error::Error>(
             }
             gix::refs::TargetRef::Object(_) => None,
         };
-        let commit = reference
-            .peel_to_commit()
-            .ok()
-            .map(|commit| commit.id.to_string());
+        // The peeled id packed-refs records when it has one (git's `^` lines), so that listing
+        // a thousand tags reads no object; otherwise tags are read until one names a non-tag.
+        let commit = reference.peel_to_id().ok().map(|id| id.to_string());
         into.push(Ref {
             name,
             commit,

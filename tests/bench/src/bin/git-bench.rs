@@ -23,6 +23,19 @@
 //! `--toolcell PATH`, `--plugin FILE.wasm` (a git plugin component to serve
 //! instead of the builtin one), `--keep-going` (exit 0 even when an answer
 //! differs).
+//!
+//! ## Real histories
+//!
+//! `--real REPO` times a real history instead: it clones `REPO` (any local
+//! clone; nothing is fetched) into `target/bench/real-NAME` once, leaves the
+//! same dirty working tree in it each time (20 tracked files modified, 2
+//! deleted, 3 staged, 5 untracked), and times status, logs (50 commits; of
+//! `--file`, default `builtin/log.c`; and `follow` of it), the blame of
+//! `--file`, the branch and tag listing, and the `--stat` diff of two far
+//! apart revisions (`--far N` first-parent commits back, default 1000),
+//! each against the goal issue 31 set, with the server's peak resident
+//! memory at the end. To make a clone of the git project:
+//! `git clone https://github.com/git/git /some/where/git`.
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -50,8 +63,15 @@ struct Args {
     toolcell: Option<PathBuf>,
     plugin: Option<PathBuf>,
     keep_going: bool,
-    /// Tools to time (`--only git_status`); every tool when empty.
+    /// Tools or cases to time (`--only git_status`, `--only "git_log max_count=50"`);
+    /// every case when empty.
     only: Vec<String>,
+    /// A repository whose real history is timed instead of a generated one.
+    real: Option<PathBuf>,
+    /// The file whose log, `follow` and blame a real history times.
+    file: String,
+    /// How many first-parent commits apart the far diff's revisions are.
+    far: usize,
 }
 
 fn parse_args(root: &Path) -> Result<Args> {
@@ -64,6 +84,9 @@ fn parse_args(root: &Path) -> Result<Args> {
         plugin: None,
         keep_going: false,
         only: Vec::new(),
+        real: None,
+        file: "builtin/log.c".to_string(),
+        far: 1000,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -77,10 +100,14 @@ fn parse_args(root: &Path) -> Result<Args> {
             "--plugin" => args.plugin = Some(std::fs::canonicalize(value()?)?),
             "--keep-going" => args.keep_going = true,
             "--only" => args.only.push(value()?),
+            "--real" => args.real = Some(std::fs::canonicalize(value()?)?),
+            "--file" => args.file = value()?,
+            "--far" => args.far = value()?.parse::<usize>()?.max(1),
             "--help" | "-h" => {
                 println!(
                     "git-bench [--files N] [--commits N] [--dir PATH] [--runs N] \
-                     [--toolcell PATH] [--plugin FILE.wasm] [--keep-going] [--only TOOL]..."
+                     [--toolcell PATH] [--plugin FILE.wasm] [--keep-going] [--only TOOL]... \
+                     [--real REPO [--file PATH] [--far N]]"
                 );
                 std::process::exit(0);
             }
@@ -92,72 +119,80 @@ fn parse_args(root: &Path) -> Result<Args> {
 
 /// One timed case: a tool call and the git command that answers the same.
 struct Case {
-    label: &'static str,
+    label: String,
     tool: &'static str,
     arguments: Value,
     git: Vec<String>,
     /// Checks the tool's answer against git's output; `None` when it agrees,
     /// or what is missing.
     check: fn(tool: &str, git: &str) -> Option<String>,
+    /// The most the tool's median may be, as a multiple of git's.
+    goal: f64,
 }
 
 fn main() -> Result<()> {
     let root = workspace_root()?;
     let args = parse_args(&root)?;
-    std::fs::create_dir_all(&args.dir)?;
-    let repo = std::fs::canonicalize(&args.dir)?;
-    generate(&repo, args.files, args.commits)?;
+    let (repo, cases) = match &args.real {
+        Some(source) => {
+            let repo = clone_real(&root, source)?;
+            let cases = real_cases(&repo, &args)?;
+            (repo, cases)
+        }
+        None => {
+            std::fs::create_dir_all(&args.dir)?;
+            let repo = std::fs::canonicalize(&args.dir)?;
+            generate(&repo, args.files, args.commits)?;
+            (repo, generated_cases())
+        }
+    };
     let toolcell = match &args.toolcell {
         Some(path) => path.clone(),
         None => build_toolcell(&root)?,
     };
     let version = git(&repo, &["--version"])?;
+    match &args.real {
+        Some(source) => {
+            let commits = git(&repo, &["rev-list", "--count", "HEAD"])?;
+            let merges = git(&repo, &["rev-list", "--count", "--merges", "HEAD"])?;
+            let pack = git(&repo, &["count-objects", "-vH"])?;
+            let pack = pack
+                .lines()
+                .find_map(|line| line.strip_prefix("size-pack: "))
+                .unwrap_or("?");
+            println!(
+                "\nrepository: {}, a clone of {} ({} commits, {} merges, {pack} packed); \
+                 20 tracked files modified, 2 deleted, 3 staged, 5 untracked",
+                repo.display(),
+                source.display(),
+                commits.trim(),
+                merges.trim(),
+            );
+        }
+        None => println!(
+            "\nrepository: {} ({} files, {} commits, packed; {CHANGED} files changed in the \
+             working tree, {UNTRACKED} untracked)",
+            repo.display(),
+            args.files + 1,
+            args.commits,
+        ),
+    }
     println!(
-        "\nrepository: {} ({} files, {} commits, packed; {CHANGED} files changed in the working \
-         tree, {UNTRACKED} untracked)\nbaseline: {}\n{} runs of each, interleaved; medians, warm \
-         page cache. cpu = user + system time of git or of the toolcell server.",
-        repo.display(),
-        args.files + 1,
-        args.commits,
+        "baseline: {}\n{} runs of each, interleaved; medians, warm page cache. cpu = user + \
+         system time of git or of the toolcell server.",
         version.trim(),
         args.runs,
     );
 
-    let cases = [
-        Case {
-            label: "git_status",
-            tool: "git_status",
-            arguments: json!({}),
-            git: strings(&["status", "--porcelain=v2", "--branch"]),
-            check: names_every_path,
-        },
-        Case {
-            label: "git_log max_count=100",
-            tool: "git_log",
-            arguments: json!({"max_count": 100}),
-            git: strings(&["log", "-n", "100", "--format=%H %P%n%an <%ae> %at%n%s"]),
-            check: names_every_commit,
-        },
-        Case {
-            label: "git_diff, 100 changed files",
-            tool: "git_diff",
-            arguments: json!({}),
-            git: strings(&["diff"]),
-            check: names_every_diffed_file,
-        },
-        Case {
-            label: "git_blame, 2,000 lines",
-            tool: "git_blame",
-            arguments: json!({"path": BIG_FILE}),
-            git: strings(&["blame", "--porcelain", "HEAD", "--", BIG_FILE]),
-            check: names_every_commit,
-        },
-    ];
-
     let config = repo
         .parent()
         .ok_or("the repository has no parent")?
-        .join("git-bench.toml");
+        .join(format!(
+            "{}.toml",
+            repo.file_name()
+                .and_then(|name| name.to_str())
+                .unwrap_or("git-bench")
+        ));
     let plugin = match &args.plugin {
         Some(path) => toml_string(path)?,
         None => "\"builtin:git\"".to_string(),
@@ -176,14 +211,19 @@ fn main() -> Result<()> {
     )?;
     let mut server = Server::start(&toolcell, &config, "git-bench")?;
 
-    println!("\n| operation | git | toolcell | toolcell / git (wall) | (cpu) | same answer |");
-    println!("| --- | ---: | ---: | ---: | ---: | --- |");
-    let mut worst: f64 = 0.0;
+    println!(
+        "\n| operation | git | toolcell | toolcell / git (wall) | (cpu) | goal | same answer |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | --- | --- |");
+    let mut all_met = true;
     let mut all_agree = true;
-    for case in cases
-        .iter()
-        .filter(|case| args.only.is_empty() || args.only.iter().any(|tool| tool == case.tool))
-    {
+    for case in cases.iter().filter(|case| {
+        args.only.is_empty()
+            || args
+                .only
+                .iter()
+                .any(|only| only == case.tool || only == &case.label)
+    }) {
         // Warm-up, and the answers to compare.
         let (_, expected) = run_git(&repo, &case.git)?;
         let (_, answer) = server.call(case.tool, case.arguments.clone())?;
@@ -198,27 +238,252 @@ fn main() -> Result<()> {
         let (by_wall, by_cpu) = ratio(&tool_times, &git_times);
         eprintln!("{}:\n  git      {}", case.label, summary(&git_times));
         eprintln!("  toolcell {}", summary(&tool_times));
+        let met = by_wall <= case.goal;
         println!(
-            "| {} | {:.1} ms | {:.1} ms | {by_wall:.2}x | {by_cpu:.2}x | {} |",
+            "| {} | {:.1} ms | {:.1} ms | {by_wall:.2}x | {by_cpu:.2}x | {}x: {} | {} |",
             case.label,
             toolcell_bench::ms(toolcell_bench::wall(&git_times)),
             toolcell_bench::ms(toolcell_bench::wall(&tool_times)),
+            case.goal,
+            if met { "met" } else { "NOT met" },
             match &difference {
                 None => "yes".to_string(),
                 Some(missing) => format!("NO: {missing}"),
             }
         );
-        worst = worst.max(by_wall);
+        all_met &= met;
         all_agree &= difference.is_none();
     }
+    let peak = peak_rss(server.pid());
+    match peak {
+        Some(bytes) => {
+            let mib = bytes as f64 / (1024.0 * 1024.0);
+            let met = args.real.is_none() || mib < REAL_PEAK_RSS_MIB;
+            all_met &= met;
+            println!(
+                "\npeak resident memory of the server: {mib:.1} MiB{}",
+                if args.real.is_some() {
+                    format!(
+                        " (goal: under {REAL_PEAK_RSS_MIB} MiB: {})",
+                        if met { "met" } else { "NOT met" }
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+        None => println!("\npeak resident memory of the server: unknown (no /proc)"),
+    }
     println!(
-        "\nworst wall-time ratio: {worst:.2}x (goal: at most 3x); every answer agrees with git: {}",
+        "every goal met: {}; every answer agrees with git: {}",
+        if all_met { "yes" } else { "NO" },
         if all_agree { "yes" } else { "NO" }
     );
     if !all_agree && !args.keep_going {
         std::process::exit(1);
     }
     Ok(())
+}
+
+/// The most resident memory the server may reach on a real history, in MiB.
+const REAL_PEAK_RSS_MIB: f64 = 150.0;
+
+/// The generated repository's cases: each tool within 3x of git.
+fn generated_cases() -> Vec<Case> {
+    vec![
+        Case {
+            label: "git_status".into(),
+            tool: "git_status",
+            arguments: json!({}),
+            git: strings(&["status", "--porcelain=v2", "--branch"]),
+            check: names_every_path,
+            goal: 3.0,
+        },
+        Case {
+            label: "git_log max_count=100".into(),
+            tool: "git_log",
+            arguments: json!({"max_count": 100}),
+            git: strings(&["log", "-n", "100", "--format=%H %P%n%an <%ae> %at%n%s"]),
+            check: names_every_commit,
+            goal: 3.0,
+        },
+        Case {
+            label: "git_diff, 100 changed files".into(),
+            tool: "git_diff",
+            arguments: json!({}),
+            git: strings(&["diff"]),
+            check: names_every_diffed_file,
+            goal: 3.0,
+        },
+        Case {
+            label: "git_blame, 2,000 lines".into(),
+            tool: "git_blame",
+            arguments: json!({"path": BIG_FILE}),
+            git: strings(&["blame", "--porcelain", "HEAD", "--", BIG_FILE]),
+            check: names_every_commit,
+            goal: 3.0,
+        },
+    ]
+}
+
+/// A real history's cases, with issue 31's goals.
+fn real_cases(repo: &Path, args: &Args) -> Result<Vec<Case>> {
+    let file = args.file.as_str();
+    if git(repo, &["cat-file", "-e", &format!("HEAD:{file}")]).is_err() {
+        return Err(format!("HEAD has no file `{file}`: name one with --file PATH").into());
+    }
+    let far = format!("HEAD~{}", args.far);
+    if git(repo, &["rev-parse", "--verify", "--quiet", &far]).is_err() {
+        return Err(format!("{far} does not exist: give a smaller --far N").into());
+    }
+    let lines = git(repo, &["show", &format!("HEAD:{file}")])?
+        .lines()
+        .count();
+    let format = "--format=%H %P%n%an <%ae> %at%n%s";
+    Ok(vec![
+        Case {
+            label: "git_status".into(),
+            tool: "git_status",
+            arguments: json!({}),
+            git: strings(&["status", "--porcelain=v2", "--branch"]),
+            check: names_every_path,
+            goal: 1.5,
+        },
+        Case {
+            label: "git_log max_count=50".into(),
+            tool: "git_log",
+            arguments: json!({"max_count": 50}),
+            git: strings(&["log", "-n", "50", format]),
+            check: names_every_commit,
+            goal: 2.0,
+        },
+        Case {
+            label: format!("git_log max_count=50 path={file}"),
+            tool: "git_log",
+            arguments: json!({"max_count": 50, "path": file}),
+            git: strings(&["log", "-n", "50", format, "--", file]),
+            check: names_every_commit,
+            goal: 2.0,
+        },
+        Case {
+            label: format!("git_log max_count=50 follow {file}"),
+            tool: "git_log",
+            arguments: json!({"max_count": 50, "path": file, "follow": true}),
+            git: strings(&["log", "-n", "50", "--follow", format, "--", file]),
+            check: names_every_commit,
+            goal: 2.0,
+        },
+        Case {
+            label: format!("git_blame {file} ({lines} lines)"),
+            tool: "git_blame",
+            arguments: json!({"path": file}),
+            git: strings(&["blame", "--porcelain", "HEAD", "--", file]),
+            check: names_every_commit,
+            goal: 3.0,
+        },
+        Case {
+            label: "git_branches".into(),
+            tool: "git_branches",
+            arguments: json!({}),
+            git: strings(&[
+                "for-each-ref",
+                "--format=%(if)%(*objectname)%(then)%(*objectname)%(else)%(objectname)%(end) \
+                 %(refname:short)",
+                "refs/heads",
+                "refs/tags",
+            ]),
+            check: names_every_commit,
+            goal: 2.0,
+        },
+        Case {
+            label: format!("git_diff {far} HEAD, stat"),
+            tool: "git_diff",
+            arguments: json!({"from": far, "to": "HEAD", "stat": true}),
+            // A wide stat, so that git shortens no path.
+            git: strings(&["diff", "--stat=10000", &far, "HEAD"]),
+            check: names_every_stat_file,
+            goal: 3.0,
+        },
+    ])
+}
+
+/// Clones `source` under `target/bench` (once), and leaves the benchmark's
+/// dirty working tree in the clone: 20 tracked files modified, 2 deleted,
+/// 3 modified and staged, 5 untracked, chosen evenly from `git ls-files`.
+fn clone_real(root: &Path, source: &Path) -> Result<PathBuf> {
+    let name = source
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or("repo");
+    let bench = root.join("target/bench");
+    std::fs::create_dir_all(&bench)?;
+    let dir = bench.join(format!("real-{name}"));
+    let head = git(source, &["rev-parse", "HEAD"])?;
+    let stamp = format!("source={} head={} v1\n", source.display(), head.trim());
+    let marker = dir.join(".git").join("git-bench-params");
+    if !std::fs::read_to_string(&marker).is_ok_and(|text| text == stamp) {
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir)?;
+        }
+        println!("cloning {} into {} ...", source.display(), dir.display());
+        let status = git_command(&bench)
+            .args(["clone", "--quiet"])
+            .arg(source)
+            .arg(&dir)
+            .status()?;
+        if !status.success() {
+            return Err(format!("git clone {} failed", source.display()).into());
+        }
+        std::fs::write(&marker, stamp)?;
+    }
+    // The same dirty tree on every run: back to HEAD, then the changes.
+    git(&dir, &["reset", "-q", "--hard", "HEAD"])?;
+    git(&dir, &["clean", "-q", "-f", "-d"])?;
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    git_command(&dir)
+        .env_remove("GIT_OPTIONAL_LOCKS")
+        .args(["update-index", "-q", "--really-refresh"])
+        .status()?;
+    let files: Vec<String> = git(&dir, &["ls-files", "-s"])?
+        .lines()
+        // Regular files only (mode 100644 or 100755), not links or submodules.
+        .filter(|line| line.starts_with("1006") || line.starts_with("1007"))
+        .filter_map(|line| line.split_once('\t').map(|(_, path)| path.to_string()))
+        .collect();
+    if files.len() < 30 {
+        return Err("the repository has fewer than 30 tracked files".into());
+    }
+    let step = files.len() / 25;
+    let mut picked = (0..25).map(|n| &files[n * step]);
+    for path in picked.by_ref().take(20) {
+        append(&dir.join(path))?;
+    }
+    for path in picked.by_ref().take(2) {
+        std::fs::remove_file(dir.join(path))?;
+    }
+    for path in picked.take(3) {
+        append(&dir.join(path))?;
+        git(&dir, &["add", "--", path])?;
+    }
+    for n in 0..5 {
+        std::fs::write(dir.join(format!("bench-notes-{n}.txt")), "untracked\n")?;
+    }
+    Ok(dir)
+}
+
+/// Adds a line at the end of the file at `path`.
+fn append(path: &Path) -> Result<()> {
+    let mut file = std::fs::OpenOptions::new().append(true).open(path)?;
+    file.write_all(b"\nchanged by git-bench\n")?;
+    Ok(())
+}
+
+/// The peak resident set size of process `pid` (`VmHWM`), in bytes.
+fn peak_rss(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 fn strings(items: &[&str]) -> Vec<String> {
@@ -284,6 +549,25 @@ fn names_every_diffed_file(answer: &str, git: &str) -> Option<String> {
         .lines()
         .filter_map(|line| line.strip_prefix("+++ b/"))
         .map(str::to_string)
+        .collect();
+    missing(answer, files)
+}
+
+/// Every file `git diff --stat` lists appears in the answer (a long path
+/// that git shortens to `.../tail` by its tail; a rename by its new name).
+fn names_every_stat_file(answer: &str, git: &str) -> Option<String> {
+    let files = git
+        .lines()
+        .filter_map(|line| line.split_once(" | "))
+        .map(|(path, _)| {
+            let path = path.trim();
+            let path = path.strip_prefix("...").unwrap_or(path);
+            match path.split_once(" => ") {
+                // `dir/{old => new}/file` or `old => new`
+                Some((_, new)) => new.trim_end_matches('}').replace('}', "").to_string(),
+                None => path.to_string(),
+            }
+        })
         .collect();
     missing(answer, files)
 }

@@ -43,7 +43,7 @@ mod file;
 pub use file::{Header, decode, verify};
 
 // Toolcell's patch: a pack's bytes come from a `Source`, read by range (see source.rs).
-mod source;
+pub(crate) mod source;
 pub use source::{PositionedFile, Source};
 ///
 pub mod header;

@@ -220,14 +220,14 @@ impl Source for PositionedFile {
 
 /// One positioned read.
 #[cfg(unix)]
-fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+pub(crate) fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     std::os::unix::fs::FileExt::read_at(file, buf, offset)
 }
 
 /// One positioned read: WASI's `pread`, one host call (std's `read_at` for WASI is unstable, and a
 /// seek and a read are three host calls under wasi-libc).
 #[cfg(target_os = "wasi")]
-fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+pub(crate) fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     use std::os::fd::AsRawFd;
     let offset = libc::off_t::try_from(offset).map_err(std::io::Error::other)?;
     // SAFETY: `buf` is valid for writes of `buf.len()` bytes for the duration of the call, and
@@ -240,7 +240,7 @@ fn read_at(file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result
 /// One positioned read, elsewhere: a seek and a read through a shared handle. A `PositionedFile`
 /// owns its handle, and nothing else moves its cursor.
 #[cfg(not(any(unix, target_os = "wasi")))]
-fn read_at(mut file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
+pub(crate) fn read_at(mut file: &std::fs::File, buf: &mut [u8], offset: u64) -> std::io::Result<usize> {
     use std::io::{Read, Seek, SeekFrom};
     file.seek(SeekFrom::Start(offset))?;
     file.read(buf)

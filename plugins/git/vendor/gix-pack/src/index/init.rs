@@ -16,7 +16,7 @@ fn corrupt(message: impl Into<Cow<'static, str>>) -> gix_error::Error {
 const N32_SIZE: usize = size_of::<u32>();
 
 /// Instantiation
-impl index::File<crate::MMap> {
+impl index::File<index::LazyFile> {
     /// Open the pack index file at the given `path`.
     ///
     /// The `object_hash` is a way to read (and write) the same file format with different hashes, as the hash kind
@@ -26,7 +26,8 @@ impl index::File<crate::MMap> {
     }
 
     fn at_inner(path: &Path, object_hash: gix_hash::Kind) -> Result<Self> {
-        let data = crate::mmap::read_only(path)
+        // Toolcell's patch: read lazily, not mapped (see `index::lazy`).
+        let data = index::LazyFile::open(path)
             .or_raise(|| message!("Could not open pack index file at \"{}\"", path.display()))?;
         Self::from_data(data, path.to_owned(), object_hash)
     }
@@ -34,7 +35,7 @@ impl index::File<crate::MMap> {
 
 impl<T> index::File<T>
 where
-    T: crate::FileData,
+    T: index::Data,
 {
     /// Instantiate an index file from `data` as assumed to be read or memory-mapped from `path`.
     pub fn from_data(data: T, path: PathBuf, object_hash: gix_hash::Kind) -> Result<Self> {
@@ -47,13 +48,15 @@ where
                 "Pack index of size {idx_len} is too small for even an empty index"
             )));
         }
+        // Toolcell's patch: the header is read as one range, not sliced out of the whole file.
+        let header = data.slice(0, (V2_SIGNATURE.len() + N32_SIZE + FAN_LEN * N32_SIZE).min(idx_len));
         let (kind, fan, num_objects) = {
             let (kind, d) = {
-                let (sig, d) = data.split_at(V2_SIGNATURE.len());
+                let (sig, d) = header.split_at(V2_SIGNATURE.len());
                 if sig == V2_SIGNATURE {
                     (Version::V2, d)
                 } else {
-                    (Version::V1, &data[..])
+                    (Version::V1, header)
                 }
             };
             let d = {
@@ -75,7 +78,7 @@ where
             (kind, fan, num_objects)
         };
         validate_fan(&fan)?;
-        validate_size(&data, kind, num_objects, hash_len)?;
+        validate_size(idx_len, kind, num_objects, hash_len)?;
         Ok(Self {
             data,
             path,
@@ -105,7 +108,12 @@ fn validate_fan(fan: &[u32; FAN_LEN]) -> Result {
     Ok(())
 }
 
-fn validate_size(data: &[u8], kind: Version, num_objects: u32, hash_len: usize) -> Result {
+/// Toolcell's patch: checks the layout from the file's length alone. Upstream also scanned every
+/// 32-bit offset for the large-offset table's size, which read the whole file; instead, the
+/// table is whatever lies between the 32-bit offsets and the footer (a whole number of 64-bit
+/// offsets), and a 32-bit offset naming a large offset past it is refused where it is read
+/// (`pack_offset_from_offset_v2`).
+fn validate_size(len: usize, kind: Version, num_objects: u32, hash_len: usize) -> Result {
     let num_objects = num_objects as usize;
     let footer_size = hash_len * 2;
     let expected_size = match kind {
@@ -116,60 +124,26 @@ fn validate_size(data: &[u8], kind: Version, num_objects: u32, hash_len: usize) 
             .ok_or_else(|| corrupt("Pack index size overflowed while validating version 1 layout"))?,
         Version::V2 => {
             let v2_header_size = V2_SIGNATURE.len() + N32_SIZE + FAN_LEN * N32_SIZE;
-            let oid_bytes = num_objects
-                .checked_mul(hash_len)
-                .ok_or_else(|| corrupt("Pack index size overflowed while validating object ids"))?;
-            let table_bytes = num_objects
-                .checked_mul(N32_SIZE)
-                .ok_or_else(|| corrupt("Pack index size overflowed while validating 32-bit tables"))?;
-            let offset32_start = v2_header_size
-                .checked_add(oid_bytes)
-                .and_then(|size| size.checked_add(table_bytes))
-                .ok_or_else(|| corrupt("Pack index size overflowed while locating 32-bit offsets"))?;
-            let offset32_end = offset32_start
-                .checked_add(table_bytes)
-                .ok_or_else(|| corrupt("Pack index size overflowed while locating 32-bit offsets"))?;
-            if offset32_end > data.len() {
+            let minimum = num_objects
+                .checked_mul(hash_len + 2 * N32_SIZE)
+                .and_then(|size| size.checked_add(v2_header_size))
+                .and_then(|size| size.checked_add(footer_size))
+                .ok_or_else(|| corrupt("Pack index size overflowed while validating version 2 layout"))?;
+            if len < minimum {
                 return Err(corrupt(format!(
-                    "Pack index of size {} is too small for {} objects in version 2",
-                    data.len(),
-                    num_objects
+                    "Pack index of size {len} is too small for {num_objects} objects in version 2"
                 )));
             }
-            let (large_offsets, max_large_offset_index) = data[offset32_start..offset32_end]
-                .as_chunks::<N32_SIZE>()
-                .0
-                .iter()
-                .filter_map(|offset| {
-                    let offset = crate::read_u32(offset);
-                    (offset & (1 << 31) != 0).then_some((offset ^ (1 << 31)) as usize)
-                })
-                .fold((0usize, 0usize), |(count, max_index), index| {
-                    (count + 1, max_index.max(index))
-                });
-            v2_header_size
-                .checked_add(oid_bytes)
-                .and_then(|size| size.checked_add(table_bytes))
-                .and_then(|size| size.checked_add(table_bytes))
-                .and_then(|size| size.checked_add(large_offsets.checked_mul(size_of::<u64>())?))
-                .and_then(|size| size.checked_add(footer_size))
-                .ok_or_else(|| corrupt("Pack index size overflowed while validating version 2 layout"))
-                .and_then(|expected_size| {
-                    if large_offsets > 0 && max_large_offset_index >= large_offsets {
-                        return Err(corrupt(format!(
-                            "Pack index references large offset {max_large_offset_index}, but only {large_offsets} large offsets are present"
-                        )));
-                    }
-                    Ok(expected_size)
-                })?
+            minimum + (len - minimum) / size_of::<u64>() * size_of::<u64>()
         }
     };
-    if data.len() != expected_size {
+    let data_len = len;
+    if data_len != expected_size {
         // Aborting here is needed for protection against malformed inputs, or the offset access done later can panic
         // as it's done without explicit error handling.
         return Err(corrupt(format!(
             "Pack index size is incorrect, expected {expected_size} bytes for {num_objects} objects in version {kind:?}, but got {} bytes",
-            data.len()
+            data_len
         )));
     }
     Ok(())

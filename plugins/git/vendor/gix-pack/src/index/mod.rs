@@ -76,7 +76,9 @@ macro_rules! izip {
     };
 }
 
-use crate::MMap;
+// Toolcell's patch: an index is read lazily, not mapped (see `lazy`).
+mod lazy;
+pub use lazy::{Data, LazyFile};
 
 /// The version of an index file
 #[derive(Default, PartialEq, Eq, Ord, PartialOrd, Debug, Hash, Clone, Copy)]
@@ -98,7 +100,9 @@ pub type EntryIndex = u32;
 const FAN_LEN: usize = 256;
 
 /// A representation of a pack index file
-pub struct File<T = MMap> {
+///
+/// Toolcell's patch: read lazily by default (`lazy::LazyFile`), not mapped.
+pub struct File<T = LazyFile> {
     data: T,
     path: std::path::PathBuf,
     version: Version,
@@ -111,7 +115,7 @@ pub struct File<T = MMap> {
 /// Basic file information
 impl<T> File<T>
 where
-    T: crate::FileData,
+    T: Data,
 {
     /// The version of the pack index
     pub fn version(&self) -> Version {

@@ -5,7 +5,7 @@ use gix_utils::progress::{self, Progress};
 use crate::exact_vec;
 
 pub(crate) fn index_entries_sorted_by_offset_ascending(
-    idx: &crate::index::File<impl crate::FileData>,
+    idx: &crate::index::File<impl crate::index::Data>,
     progress: &mut dyn Progress,
 ) -> Vec<crate::index::Entry> {
     progress.init(Some(idx.num_objects as usize), progress::count("entries"));

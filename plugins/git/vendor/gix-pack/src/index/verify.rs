@@ -90,13 +90,13 @@ pub struct PackContext<'a, F, D = crate::data::PositionedFile> {
 /// Verify and validate the content of the index file
 impl<T> index::File<T>
 where
-    T: crate::FileData + Sync,
+    T: index::Data + Sync,
 {
     /// Returns the trailing hash stored at the end of this index file.
     ///
     /// It's a hash over all bytes of the index.
     pub fn index_checksum(&self) -> gix_hash::ObjectId {
-        gix_hash::ObjectId::from_bytes_or_panic(&self.data[self.data.len() - self.hash_len..])
+        gix_hash::ObjectId::from_bytes_or_panic(self.data.slice(self.data.len() - self.hash_len, self.hash_len))
     }
 
     /// Returns the hash of the pack data file that this index file corresponds to.
@@ -104,7 +104,7 @@ where
     /// It should [`crate::data::File::checksum()`] of the corresponding pack data file.
     pub fn pack_checksum(&self) -> gix_hash::ObjectId {
         let from = self.data.len() - self.hash_len * 2;
-        gix_hash::ObjectId::from_bytes_or_panic(&self.data[from..][..self.hash_len])
+        gix_hash::ObjectId::from_bytes_or_panic(self.data.slice(from, self.hash_len))
     }
 
     /// Validate that our [`index_checksum()`][index::File::index_checksum()] matches the actual contents
@@ -116,7 +116,7 @@ where
     ) -> Result<gix_hash::ObjectId> {
         crate::verify::checksum_on_disk_or_mmap(
             self.path(),
-            &self.data,
+            self.data.all(),
             self.index_checksum(),
             self.object_hash,
             progress,

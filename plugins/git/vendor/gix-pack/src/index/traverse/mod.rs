@@ -59,7 +59,7 @@ pub struct Outcome {
 /// Traversal of pack data files using an index file
 impl<T> index::File<T>
 where
-    T: crate::FileData + Sync,
+    T: crate::index::Data + Sync,
 {
     /// Iterate through all _decoded objects_ in the given `pack` and handle them with a `Processor`.
     /// The return value is (pack-checksum, [`Outcome`], `progress`), thus the pack traversal will always verify

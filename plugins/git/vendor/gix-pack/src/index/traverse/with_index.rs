@@ -57,7 +57,7 @@ impl From<ProgressId> for gix_utils::progress::Id {
 /// Traversal with index
 impl<T> index::File<T>
 where
-    T: crate::FileData + Sync,
+    T: crate::index::Data + Sync,
 {
     /// Iterate through all _decoded objects_ in the given `pack` and handle them with a `Processor`, using an index to reduce waste
     /// at the cost of memory.

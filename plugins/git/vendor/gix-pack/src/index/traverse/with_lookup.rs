@@ -61,7 +61,7 @@ impl From<ProgressId> for gix_utils::progress::Id {
 /// Verify and validate the content of the index file
 impl<T> index::File<T>
 where
-    T: crate::FileData + Sync,
+    T: crate::index::Data + Sync,
 {
     /// Iterate through all _decoded objects_ in the given `pack` and handle them with a `Processor` using a cache to reduce the amount of
     /// waste while decoding objects.
