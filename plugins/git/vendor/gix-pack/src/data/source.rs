@@ -67,9 +67,9 @@ pub struct PositionedFile {
 }
 
 /// The size of a cached block.
-const BLOCK: usize = 64 << 10;
+const BLOCK: usize = 16 << 10;
 /// How many blocks one file keeps, least recently used first out.
-const CACHED_BLOCKS: usize = 128;
+const CACHED_BLOCKS: usize = 512;
 /// How many bytes the blocks of all files keep together: a repository with many packs must not
 /// hold a full cache for each of them.
 const CACHED_BYTES_IN_ALL: usize = 16 << 20;

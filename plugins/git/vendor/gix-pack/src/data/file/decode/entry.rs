@@ -39,6 +39,8 @@ struct Delta {
 
     decompressed_size: usize,
     data_offset: data::Offset,
+    /// Toolcell's patch: the entry's compressed size, for the cache (see `resolve_deltas`).
+    compressed_size: usize,
 }
 
 /// Additional information and statistics about a successfully decoded object produced by [`File::decode_entry()`].
@@ -344,6 +346,7 @@ where
                 result_size: 0,
                 decompressed_size,
                 data_offset: cursor.data_offset,
+                compressed_size: 0,
             });
             use crate::data::entry::Header;
             cursor = match cursor.header {
@@ -368,6 +371,17 @@ where
                 _ => unreachable!("cursor.is_delta() only allows deltas here"),
             };
             cycle.check(cursor.data_offset)?;
+        }
+
+        // Toolcell's patch: the full object at the end of the chain may be in the cache too, since
+        // bases are cached as they are decoded (below), as git's delta base cache keeps them.
+        if base_buffer_size.is_none()
+            && !chain.is_empty()
+            && !cursor.header.is_delta()
+            && let Some((kind, _)) = cache.get(self.id, cursor.data_offset, out)
+        {
+            base_buffer_size = Some(out.len());
+            object_kind = Some(kind);
         }
 
         // This can happen if the cache held the first entry itself
@@ -416,6 +430,7 @@ where
                 if is_last_delta_to_be_applied {
                     consumed_input = Some(consumed_from_data_offset);
                 }
+                delta.compressed_size = consumed_from_data_offset;
 
                 let current_delta = &instructions[..consumed_out];
                 let (base_size, offset) = delta::decode_header_size(current_delta)?;
@@ -477,7 +492,12 @@ where
                 object_kind = base_entry.header.as_kind();
                 let base_size = self.decoded_object_size(base_entry.decompressed_size)?;
                 let out_base = &mut out[..base_size];
-                self.decompress_entry_from_data_offset(base_entry.data_offset, inflate, out_base)?;
+                let compressed_size = self.decompress_entry_from_data_offset(base_entry.data_offset, inflate, out_base)?;
+                // Toolcell's patch: keep the base, which is the whole object inflated, for the next
+                // chain that ends in it (upstream caches only each chain's result).
+                if let Some(kind) = object_kind {
+                    cache.put(self.id, base_entry.data_offset, out_base, kind, compressed_size);
+                }
             }
 
             (first_buffer_size, second_buffer_end)
@@ -498,6 +518,8 @@ where
                 data,
                 base_size,
                 result_size,
+                data_offset,
+                compressed_size,
                 ..
             },
         ) in chain.into_iter().rev().enumerate()
@@ -507,6 +529,13 @@ where
                 last_result_size = Some(result_size);
             }
             delta::apply(&source_buf[..base_size], &mut target_buf[..result_size], data)?;
+            // Toolcell's patch: keep each base on the way (the last result is kept below), as git's
+            // delta base cache does: a walk reads objects whose chains share most of their bases.
+            if delta_idx + 1 != chain_len
+                && let Some(kind) = object_kind
+            {
+                cache.put(self.id, data_offset, &target_buf[..result_size], kind, compressed_size);
+            }
             // use the target as source for the next delta
             std::mem::swap(&mut source_buf, &mut target_buf);
         }
