@@ -91,7 +91,13 @@ pub struct CommitInfo {
 
 /// Runs `git_log`.
 pub fn git_log(args: LogArgs) -> Result<Output, Error> {
-    let repo = repo::open(args.repo.as_deref())?;
+    let mut repo = repo::open(args.repo.as_deref())?;
+    if args.path.is_some() {
+        // A walk along a path remembers what it reads of each commit and tree (see `Walk`), and
+        // reads each of them once: the object cache would only copy thousands of them in and out
+        // (a quarter of a 50-commit `path` log on the git project's history).
+        repo.object_cache_size(0);
+    }
     let rev = args.rev.as_deref().unwrap_or("HEAD");
     let tip = repo::commit(&repo, rev)?;
     let path = args
@@ -297,12 +303,23 @@ struct Walk<'r> {
     path: Option<BString>,
     /// Whether `path` changes to a file's earlier name at a rename.
     follow: bool,
+    /// What the walk has read of each commit, so that each is decoded once
+    /// however often it is asked about (as itself, and for each child).
+    known: HashMap<ObjectId, Known>,
     /// The entry at `path` in the commits the walk has looked at.
     entries: HashMap<ObjectId, Entry>,
     /// The entry at the rest of `path` in the trees the walk has read, by depth (the number of
     /// components already taken) and tree id: consecutive commits mostly share the trees along
     /// the path, and each is read once.
     subtrees: HashMap<(usize, ObjectId), Entry>,
+}
+
+/// A commit as the walk needs it: its committer time, tree and parents.
+#[derive(Clone)]
+struct Known {
+    time: i64,
+    tree: ObjectId,
+    parents: Vec<ObjectId>,
 }
 
 /// The mode and id of a tree entry, if there is one.
@@ -322,6 +339,7 @@ impl<'r> Walk<'r> {
             queued: 0,
             path,
             follow,
+            known: HashMap::new(),
             entries: HashMap::new(),
             subtrees: HashMap::new(),
         };
@@ -329,21 +347,37 @@ impl<'r> Walk<'r> {
         Ok(walk)
     }
 
+    /// The time, tree and parents of commit `id`, read once.
+    fn known(&mut self, id: ObjectId) -> Result<Known, Error> {
+        if let Some(known) = self.known.get(&id) {
+            return Ok(known.clone());
+        }
+        let unreadable = |e: &dyn std::error::Error| fail(&format!("cannot read commit {id}"), e);
+        let commit = self.repo.find_commit(id).map_err(|e| unreadable(&e))?;
+        let known = Known {
+            time: commit.time().map_err(|e| unreadable(&e))?.seconds,
+            tree: commit.tree_id().map_err(|e| unreadable(&e))?.detach(),
+            parents: commit.parent_ids().map(|id| id.detach()).collect(),
+        };
+        self.known.insert(id, known.clone());
+        Ok(known)
+    }
+
     fn enqueue(&mut self, id: ObjectId) -> Result<(), Error> {
         if !self.seen.insert(id) {
             return Ok(());
         }
-        let commit = self
-            .repo
-            .find_commit(id)
-            .map_err(|e| fail(&format!("cannot read commit {id}"), e))?;
-        let time = commit
-            .time()
-            .map_err(|e| fail(&format!("cannot read commit {id}"), e))?;
-        self.queue
-            .push((time.seconds, std::cmp::Reverse(self.queued), id));
+        let time = self.known(id)?.time;
+        self.queue.push((time, std::cmp::Reverse(self.queued), id));
         self.queued += 1;
         Ok(())
+    }
+
+    /// Commit `id`, to show.
+    fn commit(&self, id: ObjectId) -> Result<gix::Commit<'r>, Error> {
+        self.repo
+            .find_commit(id)
+            .map_err(|e| fail(&format!("cannot read commit {id}"), e))
     }
 
     /// The next commit to show.
@@ -354,27 +388,24 @@ impl<'r> Walk<'r> {
             return self.next_followed(path);
         }
         while let Some((_, _, id)) = self.queue.pop() {
-            let commit = self
-                .repo
-                .find_commit(id)
-                .map_err(|e| fail(&format!("cannot read commit {id}"), e))?;
-            let parents: Vec<ObjectId> = commit.parent_ids().map(|id| id.detach()).collect();
+            let known = self.known(id)?;
             let Some(path) = self.path.clone() else {
-                for parent in parents {
+                for parent in known.parents {
                     self.enqueue_parent(parent)?;
                 }
-                return Ok(Some(commit));
+                return self.commit(id).map(Some);
             };
-            let mine = self.entry_of(&commit, &path)?;
+            let mine = self.entry_of(id, known.tree, &path)?;
             let mut same_as = None;
-            for parent in &parents {
+            for parent in &known.parents {
+                // A shallow clone's boundary: the parent is not there.
                 let theirs = match self.entries.get(parent) {
                     Some(entry) => *entry,
-                    None => match self.repo.find_commit(*parent) {
-                        Ok(parent) => self.entry_of(&parent, &path)?,
-                        // A shallow clone's boundary: the parent is not there.
-                        Err(_) => None,
-                    },
+                    None if self.repo.has_object(*parent) => {
+                        let tree = self.known(*parent)?.tree;
+                        self.entry_of(*parent, tree, &path)?
+                    }
+                    None => None,
                 };
                 if theirs == mine {
                     same_as = Some(*parent);
@@ -384,11 +415,12 @@ impl<'r> Walk<'r> {
             match same_as {
                 Some(parent) => self.enqueue_parent(parent)?,
                 None => {
-                    for parent in parents {
+                    let root = known.parents.is_empty();
+                    for parent in known.parents {
                         self.enqueue_parent(parent)?;
                     }
-                    if !(commit_is_root(&commit) && mine.is_none()) {
-                        return Ok(Some(commit));
+                    if !(root && mine.is_none()) {
+                        return self.commit(id).map(Some);
                     }
                 }
             }
@@ -407,34 +439,36 @@ impl<'r> Walk<'r> {
     /// as git's one pathspec does.
     fn next_followed(&mut self, mut path: BString) -> Result<Option<gix::Commit<'r>>, Error> {
         while let Some((_, _, id)) = self.queue.pop() {
-            let commit = self
-                .repo
-                .find_commit(id)
-                .map_err(|e| fail(&format!("cannot read commit {id}"), e))?;
-            let parents: Vec<ObjectId> = commit.parent_ids().map(|id| id.detach()).collect();
-            for parent in &parents {
+            let known = self.known(id)?;
+            for parent in &known.parents {
                 self.enqueue_parent(*parent)?;
             }
-            if parents.len() > 1 {
+            if known.parents.len() > 1 {
                 continue;
             }
-            let mine = self.entry_of(&commit, &path)?;
+            let mine = self.entry_of(id, known.tree, &path)?;
             // A root commit, or a shallow clone's boundary (git grafts it
             // as a root), is compared with the empty tree.
-            let parent = match parents.first() {
-                Some(parent) => self.repo.find_commit(*parent).ok(),
-                None => None,
-            };
-            let theirs = match &parent {
-                Some(parent) => self.entry_of(parent, &path)?,
+            let parent = known
+                .parents
+                .first()
+                .copied()
+                .filter(|parent| self.repo.has_object(*parent));
+            let theirs = match parent {
+                Some(parent) => {
+                    let tree = self.known(parent)?.tree;
+                    self.entry_of(parent, tree, &path)?
+                }
                 None => None,
             };
             if mine == theirs {
                 continue;
             }
-            if let (Some((mode, _)), None, Some(parent)) = (mine, theirs, &parent)
+            let commit = self.commit(id)?;
+            if let (Some((mode, _)), None, Some(parent)) = (mine, theirs, parent)
                 && (mode.is_blob() || mode.is_link())
-                && let Some(earlier) = diff::followed_from(self.repo, parent, &commit, &path)?
+                && let Some(earlier) =
+                    diff::followed_from(self.repo, &self.commit(parent)?, &commit, &path)?
             {
                 path = earlier.path;
                 self.path = Some(path.clone());
@@ -446,21 +480,17 @@ impl<'r> Walk<'r> {
         Ok(None)
     }
 
-    /// The mode and id of the entry at `path` in `commit`, remembered for
-    /// the walk (a commit is asked about once as itself and once for each
-    /// child) until the path changes.
-    fn entry_of(&mut self, commit: &gix::Commit<'_>, path: &BString) -> Result<Entry, Error> {
-        if let Some(entry) = self.entries.get(&commit.id) {
+    /// The mode and id of the entry at `path` in commit `id`, whose tree is
+    /// `tree`, remembered for the walk (a commit is asked about once as
+    /// itself and once for each child) until the path changes.
+    fn entry_of(&mut self, id: ObjectId, tree: ObjectId, path: &BString) -> Result<Entry, Error> {
+        if let Some(entry) = self.entries.get(&id) {
             return Ok(*entry);
         }
-        let root = commit
-            .tree_id()
-            .map_err(|e| fail(&format!("cannot read the tree of {}", commit.id), e))?
-            .detach();
         let entry = self
-            .entry_in(root, path)
-            .map_err(|e| fail(&format!("cannot read the tree of {}", commit.id), e))?;
-        self.entries.insert(commit.id, entry);
+            .entry_in(tree, path)
+            .map_err(|e| fail(&format!("cannot read the tree of {id}"), e))?;
+        self.entries.insert(id, entry);
         Ok(entry)
     }
 
@@ -509,10 +539,6 @@ impl<'r> Walk<'r> {
             Ok(())
         }
     }
-}
-
-fn commit_is_root(commit: &gix::Commit<'_>) -> bool {
-    commit.parent_ids().next().is_none()
 }
 
 #[cfg(test)]
