@@ -140,6 +140,7 @@ fn memory_and_file_sources_hand_out_the_same_ranges() {
     // Within a block, across blocks, past the cache's longest range, at and past the end.
     for (offset, len) in [
         (0, 12),
+        (16_380, 20),
         (65_530, 20),
         (50_000, 70_000),
         (65_536, 65_536),

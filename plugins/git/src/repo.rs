@@ -58,7 +58,7 @@ pub fn open_with_drivers(repo: Option<&str>) -> Result<(gix::Repository, Vec<Str
     // `max-performance` feature, which also brings threads).
     repo.objects.set_pack_cache(|| {
         Box::new(gix::odb::pack::cache::lru::MemoryCappedHashmap::new(
-            24 * 1024 * 1024,
+            16 * 1024 * 1024,
         ))
     });
     Ok((repo, drivers))

@@ -12,7 +12,9 @@
 //! reads the file in aligned chunks the first time one is needed. A chunk, once read, is kept
 //! until the file is dropped (lookups return references into it). A walk that looks up most of
 //! the objects would make thousands of small reads, so once the chunks read come to a quarter
-//! of the file, the whole of it is read in one go and served from there.
+//! of the file, the whole of it is read in one go and served from there (at an eighth, a
+//! status of the git project's history, which reads its 300 trees, read it whole and took
+//! half as long again).
 
 use std::ops::Deref;
 use std::path::Path;
