@@ -11,16 +11,29 @@ use std::process::Command;
 
 use gix::odb::pack::{cache, data, index};
 
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
+/// `git` in `dir`, reading no system or user configuration.
+fn git_command(dir: &Path) -> Command {
+    let mut command = Command::new("git");
+    command
         .current_dir(dir)
         .args(["-c", "user.name=Ada", "-c", "user.email=ada@example.com"])
-        .args(args)
         .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .status()
-        .expect("run git");
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    command
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = git_command(dir).args(args).status().expect("run git");
     assert!(status.success(), "git {args:?}");
+}
+
+/// The one pack file of `dir`'s repository with this extension (`pack`, `idx`).
+fn pack_file(dir: &Path, extension: &str) -> PathBuf {
+    std::fs::read_dir(dir.join(".git/objects/pack"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension() == Some(extension.as_ref()))
+        .unwrap_or_else(|| panic!("the repository has a .{extension} file"))
 }
 
 /// Deterministic bytes that do not compress.
@@ -61,11 +74,7 @@ fn packed_repository(dir: &Path) -> PathBuf {
         git(dir, &["commit", "-q", "-m", &format!("version {version}")]);
     }
     git(dir, &["gc", "-q"]);
-    std::fs::read_dir(dir.join(".git/objects/pack"))
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .find(|path| path.extension() == Some("pack".as_ref()))
-        .expect("git gc wrote a pack")
+    pack_file(dir, "pack")
 }
 
 #[test]
@@ -190,11 +199,8 @@ fn many_blobs(dir: &Path, count: usize) -> PathBuf {
     use std::io::Write;
     std::fs::create_dir_all(dir).unwrap();
     git(dir, &["init", "-q"]);
-    let mut import = Command::new("git")
-        .current_dir(dir)
+    let mut import = git_command(dir)
         .args(["fast-import", "--quiet"])
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .stdin(std::process::Stdio::piped())
         .spawn()
         .expect("run git fast-import");
@@ -205,11 +211,7 @@ fn many_blobs(dir: &Path, count: usize) -> PathBuf {
     }
     drop(stream);
     assert!(import.wait().unwrap().success());
-    std::fs::read_dir(dir.join(".git/objects/pack"))
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .find(|path| path.extension() == Some("idx".as_ref()))
-        .expect("fast-import wrote a pack")
+    pack_file(dir, "idx")
 }
 
 #[test]

@@ -288,17 +288,22 @@ fn main() -> Result<()> {
 /// The most resident memory the server may reach on a real history, in MiB.
 const REAL_PEAK_RSS_MIB: f64 = 150.0;
 
+/// `git_status` against `git status`, within `goal` of it.
+fn status_case(goal: f64) -> Case {
+    Case {
+        label: "git_status".into(),
+        tool: "git_status",
+        arguments: json!({}),
+        git: strings(&["status", "--porcelain=v2", "--branch"]),
+        check: names_every_path,
+        goal,
+    }
+}
+
 /// The generated repository's cases: each tool within 3x of git.
 fn generated_cases() -> Vec<Case> {
     vec![
-        Case {
-            label: "git_status".into(),
-            tool: "git_status",
-            arguments: json!({}),
-            git: strings(&["status", "--porcelain=v2", "--branch"]),
-            check: names_every_path,
-            goal: 3.0,
-        },
+        status_case(3.0),
         Case {
             label: "git_log max_count=100".into(),
             tool: "git_log",
@@ -341,14 +346,7 @@ fn real_cases(repo: &Path, args: &Args) -> Result<Vec<Case>> {
         .count();
     let format = "--format=%H %P%n%an <%ae> %at%n%s";
     Ok(vec![
-        Case {
-            label: "git_status".into(),
-            tool: "git_status",
-            arguments: json!({}),
-            git: strings(&["status", "--porcelain=v2", "--branch"]),
-            check: names_every_path,
-            goal: 1.5,
-        },
+        status_case(1.5),
         Case {
             label: "git_log max_count=50".into(),
             tool: "git_log",
