@@ -30,6 +30,7 @@ pub mod refs;
 pub mod repo;
 pub mod show;
 pub mod slider;
+pub mod staged;
 pub mod status;
 pub mod userdiff;
 

@@ -6,6 +6,8 @@
 //! untracked files under the `.gitignore` rules); `git_diff` uses it too.
 
 use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
@@ -15,6 +17,7 @@ use toolcell_sdk::{Error, Output};
 
 use crate::diff::{self, Kind};
 use crate::preload;
+use crate::staged;
 use crate::repo::{self, Text, fail, show_path};
 
 /// Arguments of `git_status`.
@@ -102,68 +105,134 @@ pub fn items(
 ) -> Result<Vec<gix::status::Item>, Error> {
     let workdir = repo::workdir(repo)?;
     let context = format!("cannot compute the status{}", repo::borrowed(repo));
-    let mode = if untracked {
-        gix::status::UntrackedFiles::Collapsed
-    } else {
-        gix::status::UntrackedFiles::None
-    };
-    let mut platform = repo
-        .status(gix::progress::Discard)
-        .map_err(|e| fail(&context, e))?
-        .untracked_files(mode)
-        .index_worktree_rewrites(None)
-        .tree_index_track_renames(gix::status::tree_index::TrackRenames::Given(
-            gix::diff::Rewrites::default(),
-        ));
-    if let Some(tree) = tree {
-        platform = platform.head_tree(tree);
-    }
     let patterns: Vec<BString> = path
         .filter(|path| !path.is_empty())
         .cloned()
         .into_iter()
         .collect();
-    // With no path to limit it, the working tree is compared whole: check
-    // every tracked file's metadata up front, in one host call.
-    if unstaged && patterns.is_empty() {
-        let shared = repo.index_or_empty().map_err(|e| fail(&context, e))?;
-        let mut index: gix::index::File = (**shared).clone();
-        preload::mark_unchanged(repo, &mut index, &workdir);
-        platform = platform.index(gix::worktree::IndexPersistedOrInMemory::InMemory(index));
-    }
+    let shared = repo.index_or_empty().map_err(|e| fail(&context, e))?;
     let mut items = Vec::new();
-    if staged && !index_is_tree(repo, tree) {
-        for item in platform
-            .into_iter(patterns)
-            .map_err(|e| fail(&context, e))?
-        {
-            let item = item.map_err(|e| fail(&context, e))?;
-            if unstaged || matches!(item, gix::status::Item::TreeIndex(_)) {
-                items.push(item);
-            }
-        }
-    } else if unstaged {
-        // Nothing staged, or not asked for: the index against the working
-        // tree alone, without reading every tree of `tree`.
-        let iter = platform
-            .into_index_worktree_iter(patterns)
-            .map_err(|e| fail(&context, e))?;
-        for item in iter {
-            let item = item.map_err(|e| fail(&context, e))?;
-            items.push(gix::status::Item::IndexWorktree(item));
-        }
+    if staged && !index_is_tree(repo, &shared, tree) {
+        let tree = match tree {
+            Some(tree) => tree,
+            None => repo
+                .head_tree_id_or_empty()
+                .map_err(|e| fail(&context, e))?
+                .detach(),
+        };
+        items = staged::changes(repo, tree, &shared, &patterns).map_err(|e| fail(&context, e))?;
+    }
+    if unstaged {
+        // With no path to limit it, the working tree is compared whole:
+        // check every tracked file's metadata up front, in one host call.
+        let preloaded;
+        let index: &gix::index::State = if patterns.is_empty() {
+            let mut index: gix::index::File = (**shared).clone();
+            preload::mark_unchanged(repo, &mut index, &workdir);
+            preloaded = index;
+            &preloaded
+        } else {
+            &shared
+        };
+        let dirwalk = if untracked {
+            let options = repo.dirwalk_options().map_err(|e| fail(&context, e))?;
+            Some(options.emit_untracked(gix::dir::walk::EmissionMode::CollapseDirectory))
+        } else {
+            None
+        };
+        let submodules = Submodules {
+            workdir: workdir.clone(),
+            builtin: gix::status::index_worktree::BuiltinSubmoduleStatus::new(
+                repo.clone().into_sync(),
+                gix::status::Submodule::default(),
+            )
+            .map_err(|e| fail(&context, e))?,
+        };
+        let mut collect = Collect(Vec::new());
+        repo.index_worktree_status(
+            index,
+            patterns,
+            &mut collect,
+            gix::status::plumbing::index_as_worktree::traits::FastEq,
+            submodules,
+            &mut gix::progress::Discard,
+            &AtomicBool::new(false),
+            gix::status::index_worktree::Options {
+                sorting: None,
+                dirwalk_options: dirwalk,
+                rewrites: None,
+                thread_limit: None,
+            },
+        )
+        .map_err(|e| fail(&context, e))?;
+        items.extend(collect.0);
     }
     Ok(items)
 }
 
-/// Whether the index records exactly the tree `tree` (default: HEAD's), so
+/// Collects the index-against-working-tree items, leaving out those that
+/// only tell that an entry's stat data is out of date.
+struct Collect(Vec<gix::status::Item>);
+
+impl<'index> gix::status::plumbing::index_as_worktree_with_renames::VisitEntry<'index> for Collect {
+    type ContentChange = ();
+    type SubmoduleStatus = gix::submodule::Status;
+
+    fn visit_entry(
+        &mut self,
+        entry: gix::status::plumbing::index_as_worktree_with_renames::Entry<
+            'index,
+            Self::ContentChange,
+            Self::SubmoduleStatus,
+        >,
+    ) {
+        use gix::status::plumbing::index_as_worktree::EntryStatus;
+        let item = gix::status::index_worktree::Item::from(entry);
+        if let gix::status::index_worktree::Item::Modification {
+            status: EntryStatus::NeedsUpdate(_),
+            ..
+        } = item
+        {
+            return;
+        }
+        self.0.push(gix::status::Item::IndexWorktree(item));
+    }
+}
+
+/// gix's submodule status, asked only of submodules that are checked out
+/// (whose directory has a `.git`). gix's own check opens the repository
+/// again and reloads its index for every submodule, checked out or not;
+/// git counts a submodule that is not checked out as unchanged, and so
+/// does this.
+#[derive(Clone)]
+struct Submodules {
+    workdir: PathBuf,
+    builtin: gix::status::index_worktree::BuiltinSubmoduleStatus,
+}
+
+impl gix::status::plumbing::index_as_worktree::traits::SubmoduleStatus for Submodules {
+    type Output = gix::submodule::Status;
+
+    fn status(
+        &mut self,
+        entry: &gix::index::Entry,
+        rela_path: &gix::bstr::BStr,
+    ) -> Result<Option<Self::Output>, gix::Error> {
+        let Ok(relative) = gix::path::from_bstr(rela_path) else {
+            return self.builtin.status(entry, rela_path);
+        };
+        if std::fs::symlink_metadata(self.workdir.join(relative).join(".git")).is_err() {
+            return Ok(None);
+        }
+        self.builtin.status(entry, rela_path)
+    }
+}
+
+/// Whether `index` records exactly the tree `tree` (default: HEAD's), so
 /// that nothing is staged: its cache tree covers every entry and names that
 /// tree. Git trusts the cache tree the same way when it compares the index
 /// with a tree. `false` when the cache tree is missing or out of date.
-fn index_is_tree(repo: &gix::Repository, tree: Option<ObjectId>) -> bool {
-    let Ok(index) = repo.index_or_empty() else {
-        return false;
-    };
+fn index_is_tree(repo: &gix::Repository, index: &gix::index::State, tree: Option<ObjectId>) -> bool {
     let Some(cache) = index.tree() else {
         return false;
     };

@@ -1,0 +1,171 @@
+//! The staged changes: a tree (HEAD's by default) against the index, renames
+//! included.
+//!
+//! gix turns the whole tree into an index (reading every tree object of the
+//! commit) and compares the two indexes. Git reads less: the index's cache
+//! tree records, per directory, the tree its entries would write and how
+//! many entries that is, and a directory whose record is valid and names
+//! the commit's own tree for it holds no staged change, so git never opens
+//! it. [`changes`] does the same: it reads only the trees of directories the
+//! cache tree does not vouch for, takes every other directory's entries from
+//! the index itself, and hands the result to gix's index diff, which
+//! compares it with the index and tracks renames as before. With three
+//! files staged in the git project that is three or four trees instead of
+//! several hundred.
+
+use std::collections::HashMap;
+
+use gix::ObjectId;
+use gix::bstr::{BStr, BString, ByteSlice, ByteVec};
+use gix::index::State;
+use gix::index::entry::{Flags, Mode, Stat};
+use gix::index::extension::Tree as CacheTree;
+use gix::objs::tree::EntryKind;
+
+/// The changes from `tree` to `index` whose paths `patterns` match (all when
+/// empty), in gix's status items.
+pub fn changes(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    index: &State,
+    patterns: &[BString],
+) -> Result<Vec<gix::status::Item>, gix::Error> {
+    let tree_index = tree_as_index(repo, tree, index)?;
+    let pathspec = repo
+        .pathspec(
+            false,
+            patterns,
+            true,
+            index,
+            gix::worktree::stack::state::attributes::Source::WorktreeThenIdMapping,
+        )?
+        .detach()?;
+    let gix::PathspecDetached {
+        mut stack,
+        mut search,
+        odb,
+    } = pathspec;
+    let mut resource_cache = repo.diff_resource_cache_for_tree_diff()?;
+    let mut items = Vec::new();
+    gix::diff::index(
+        &tree_index,
+        index,
+        |change| {
+            items.push(gix::status::Item::TreeIndex(change.into_owned()));
+            Ok(gix::diff::index::Action::Continue(()))
+        },
+        Some(gix::diff::index::RewriteOptions {
+            resource_cache: &mut resource_cache,
+            find: repo,
+            rewrites: gix::diff::Rewrites::default(),
+        }),
+        &mut search,
+        &mut |path, case, is_dir, out| {
+            let Some(stack) = stack.as_mut() else {
+                return false;
+            };
+            let mode = if is_dir { Mode::DIR } else { Mode::FILE };
+            stack
+                .set_case(case)
+                .at_entry(path, Some(mode), &odb)
+                .is_ok_and(|platform| platform.matching_attributes(out))
+        },
+    )?;
+    Ok(items)
+}
+
+/// `tree` as an index (entries without stat data, as gix's
+/// `State::from_tree` makes them), reading only the trees of directories
+/// that `index`'s cache tree does not vouch for.
+fn tree_as_index(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    index: &State,
+) -> Result<State, gix::Error> {
+    let mut out = State::new(repo.object_hash());
+    let validate = gix::validate::path::component::Options::default();
+    // Trees still to add, with their cache-tree record (if the index has
+    // one for that directory) and their path with a trailing `/`.
+    let mut pending: Vec<(ObjectId, Option<&CacheTree>, BString)> =
+        vec![(tree, index.tree(), BString::default())];
+    while let Some((tree, cache, prefix)) = pending.pop() {
+        if let Some(entries) = vouched(cache, tree, index, prefix.as_bstr()) {
+            for entry in entries {
+                out.dangerously_push_entry(
+                    Stat::default(),
+                    entry.id,
+                    Flags::empty(),
+                    entry.mode,
+                    entry.path(index),
+                );
+            }
+            continue;
+        }
+        let children: HashMap<&[u8], &CacheTree> = cache
+            .map(|cache| {
+                cache
+                    .children
+                    .iter()
+                    .map(|child| (child.name.as_slice(), child))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let object = repo.find_tree(tree)?;
+        for entry in object.iter() {
+            let entry = entry?;
+            let kind = entry.mode().kind();
+            gix::validate::path::component(
+                entry.filename(),
+                (kind == EntryKind::Link).then_some(gix::validate::path::component::Mode::Symlink),
+                validate,
+            )
+            .map_err(gix::Error::from_error)?;
+            let mut path = prefix.clone();
+            path.push_str(entry.filename());
+            let mode = match kind {
+                EntryKind::Tree => {
+                    let child = children.get(entry.filename().as_bytes()).copied();
+                    path.push(b'/');
+                    pending.push((entry.object_id(), child, path));
+                    continue;
+                }
+                EntryKind::Blob => Mode::FILE,
+                EntryKind::BlobExecutable => Mode::FILE_EXECUTABLE,
+                EntryKind::Link => Mode::SYMLINK,
+                EntryKind::Commit => Mode::COMMIT,
+            };
+            out.dangerously_push_entry(
+                Stat::default(),
+                entry.object_id(),
+                Flags::empty(),
+                mode,
+                path.as_bstr(),
+            );
+        }
+    }
+    out.sort_entries();
+    Ok(out)
+}
+
+/// The index entries of directory `prefix` (empty for the root, else ending
+/// in `/`) when its cache-tree record says they write exactly `tree`: the
+/// record is valid, names `tree`, and counts as many entries as the index
+/// has there, none of them conflicted or only intended to be added.
+fn vouched<'a>(
+    cache: Option<&CacheTree>,
+    tree: ObjectId,
+    index: &'a State,
+    prefix: &BStr,
+) -> Option<&'a [gix::index::Entry]> {
+    let cache = cache?;
+    let count = usize::try_from(cache.num_entries?).ok()?;
+    if cache.id != tree {
+        return None;
+    }
+    let range = index.prefixed_entries_range(prefix)?;
+    let entries = &index.entries()[range];
+    let clean = entries
+        .iter()
+        .all(|entry| entry.stage_raw() == 0 && !entry.flags.contains(Flags::INTENT_TO_ADD));
+    (entries.len() == count && clean).then_some(entries)
+}
