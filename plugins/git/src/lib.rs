@@ -32,6 +32,7 @@ pub mod show;
 pub mod slider;
 pub mod staged;
 pub mod status;
+pub mod untracked;
 pub mod userdiff;
 
 #[cfg(test)]

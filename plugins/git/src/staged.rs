@@ -2,19 +2,22 @@
 //! included.
 //!
 //! gix turns the whole tree into an index (reading every tree object of the
-//! commit) and compares the two indexes. Git reads less: the index's cache
-//! tree records, per directory, the tree its entries would write and how
-//! many entries that is, and a directory whose record is valid and names
-//! the commit's own tree for it holds no staged change, so git never opens
-//! it. [`changes`] does the same: it reads only the trees of directories the
-//! cache tree does not vouch for, takes every other directory's entries from
-//! the index itself, and hands the result to gix's index diff, which
-//! compares it with the index and tracks renames as before. With three
-//! files staged in the git project that is three or four trees instead of
-//! several hundred.
+//! commit) and compares the two indexes entry by entry. Git does less: the
+//! index's cache tree records, per directory, the tree its entries would
+//! write and how many entries that is, and a directory whose record is valid
+//! and names the commit's own tree for it holds no staged change, so git
+//! never opens it. [`changes`] does the same: it reads only the trees of
+//! directories the cache tree does not vouch for, and hands gix's index diff
+//! those trees' entries and the index's entries outside the vouched
+//! directories. The diff tracks renames as before: a rename pairs a deletion
+//! with an addition, and neither can lie in a vouched directory. With three
+//! files staged in the git project that is three or four trees and a few
+//! hundred entries instead of several hundred trees and 4,800 entries twice.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::ops::Range;
 
+use foldhash::HashMap;
 use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice, ByteVec};
 use gix::index::State;
@@ -30,7 +33,8 @@ pub fn changes(
     index: &State,
     patterns: &[BString],
 ) -> Result<Vec<gix::status::Item>, gix::Error> {
-    let tree_index = tree_as_index(repo, tree, index)?;
+    let (lhs, skipped) = unvouched_tree(repo, tree, index)?;
+    let rhs = unvouched_index(index, skipped);
     let pathspec = repo
         .pathspec(
             false,
@@ -48,8 +52,8 @@ pub fn changes(
     let mut resource_cache = repo.diff_resource_cache_for_tree_diff()?;
     let mut items = Vec::new();
     gix::diff::index(
-        &tree_index,
-        index,
+        &lhs,
+        &rhs,
         |change| {
             items.push(gix::status::Item::TreeIndex(change.into_owned()));
             Ok(gix::diff::index::Action::Continue(()))
@@ -74,31 +78,25 @@ pub fn changes(
     Ok(items)
 }
 
-/// `tree` as an index (entries without stat data, as gix's
-/// `State::from_tree` makes them), reading only the trees of directories
-/// that `index`'s cache tree does not vouch for.
-fn tree_as_index(
+/// The entries of `tree` outside the directories that `index`'s cache tree
+/// vouches for, as an index (entries without stat data, as gix's
+/// `State::from_tree` makes them), and the ranges of `index`'s entries in
+/// those directories, in order. Only the trees of other directories are read.
+fn unvouched_tree(
     repo: &gix::Repository,
     tree: ObjectId,
     index: &State,
-) -> Result<State, gix::Error> {
+) -> Result<(State, Vec<Range<usize>>), gix::Error> {
     let mut out = State::new(repo.object_hash());
+    let mut skipped = Vec::new();
     let validate = gix::validate::path::component::Options::default();
     // Trees still to add, with their cache-tree record (if the index has
     // one for that directory) and their path with a trailing `/`.
     let mut pending: Vec<(ObjectId, Option<&CacheTree>, BString)> =
         vec![(tree, index.tree(), BString::default())];
     while let Some((tree, cache, prefix)) = pending.pop() {
-        if let Some(entries) = vouched(cache, tree, index, prefix.as_bstr()) {
-            for entry in entries {
-                out.dangerously_push_entry(
-                    Stat::default(),
-                    entry.id,
-                    Flags::empty(),
-                    entry.mode,
-                    entry.path(index),
-                );
-            }
+        if let Some(range) = vouched(cache, tree, index, prefix.as_bstr()) {
+            skipped.push(range);
             continue;
         }
         let children: HashMap<&[u8], &CacheTree> = cache
@@ -144,28 +142,47 @@ fn tree_as_index(
         }
     }
     out.sort_entries();
-    Ok(out)
+    // The vouched directories are never nested in one another: the walk
+    // stops at each.
+    skipped.sort_by_key(|range| range.start);
+    Ok((out, skipped))
 }
 
-/// The index entries of directory `prefix` (empty for the root, else ending
-/// in `/`) when its cache-tree record says they write exactly `tree`: the
+/// `index` without its entries in the `skipped` ranges (sorted, disjoint).
+fn unvouched_index(index: &State, skipped: Vec<Range<usize>>) -> Cow<'_, State> {
+    if skipped.is_empty() {
+        return Cow::Borrowed(index);
+    }
+    let mut out = State::new(index.object_hash());
+    let entries = index.entries();
+    let mut from = 0;
+    for range in skipped.into_iter().chain(std::iter::once(entries.len()..entries.len())) {
+        for entry in entries.get(from..range.start).unwrap_or_default() {
+            out.dangerously_push_entry(entry.stat, entry.id, entry.flags, entry.mode, entry.path(index));
+        }
+        from = range.end;
+    }
+    Cow::Owned(out)
+}
+
+/// The range of index entries of directory `prefix` (empty for the root,
+/// else ending in `/`) when its cache-tree record says they write exactly `tree`: the
 /// record is valid, names `tree`, and counts as many entries as the index
 /// has there, none of them conflicted or only intended to be added.
-fn vouched<'a>(
+fn vouched(
     cache: Option<&CacheTree>,
     tree: ObjectId,
-    index: &'a State,
+    index: &State,
     prefix: &BStr,
-) -> Option<&'a [gix::index::Entry]> {
+) -> Option<Range<usize>> {
     let cache = cache?;
     let count = usize::try_from(cache.num_entries?).ok()?;
     if cache.id != tree {
         return None;
     }
     let range = index.prefixed_entries_range(prefix)?;
-    let entries = &index.entries()[range];
-    let clean = entries
+    let clean = index.entries()[range.clone()]
         .iter()
         .all(|entry| entry.stage_raw() == 0 && !entry.flags.contains(Flags::INTENT_TO_ADD));
-    (entries.len() == count && clean).then_some(entries)
+    (range.len() == count && clean).then_some(range)
 }

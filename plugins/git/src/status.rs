@@ -18,6 +18,7 @@ use toolcell_sdk::{Error, Output};
 use crate::diff::{self, Kind};
 use crate::preload;
 use crate::staged;
+use crate::untracked;
 use crate::repo::{self, Text, fail, show_path};
 
 /// Arguments of `git_status`.
@@ -134,7 +135,14 @@ pub fn items(
         } else {
             &shared
         };
-        let dirwalk = if untracked {
+        // The untracked files: found here if the working tree allows,
+        // else by gix's walk along with the modifications.
+        let found = if untracked && patterns.is_empty() {
+            untracked::find(repo, index, &workdir)
+        } else {
+            None
+        };
+        let dirwalk = if untracked && found.is_none() {
             let options = repo.dirwalk_options().map_err(|e| fail(&context, e))?;
             Some(options.emit_untracked(gix::dir::walk::EmissionMode::CollapseDirectory))
         } else {
@@ -166,6 +174,14 @@ pub fn items(
         )
         .map_err(|e| fail(&context, e))?;
         items.extend(collect.0);
+        for entry in found.into_iter().flatten() {
+            items.push(gix::status::Item::IndexWorktree(
+                gix::status::index_worktree::Item::DirectoryContents {
+                    entry,
+                    collapsed_directory_status: None,
+                },
+            ));
+        }
     }
     Ok(items)
 }

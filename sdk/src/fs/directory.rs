@@ -51,7 +51,16 @@ pub struct Metadata {
     pub changed: Option<Duration>,
 }
 
-/// What kind of entry [`Metadata`] describes.
+/// An entry of a directory, as [`Directory::entries`] lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Its name.
+    pub name: String,
+    /// What it is, if the listing says; a symlink is never followed.
+    pub kind: Option<Kind>,
+}
+
+/// What kind of entry [`Metadata`] (or an [`Entry`]) describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     /// A regular file.
@@ -103,6 +112,29 @@ impl Directory {
             .stat_at(PathFlags::empty(), plain(name)?)
             .map(metadata)
             .map_err(error)
+    }
+
+    /// The entries of this directory (never `.` or `..`), each with its kind
+    /// as the listing gives it, symlinks not followed: `None` when the file
+    /// system does not say (ask [`Directory::metadata`]).
+    ///
+    /// One host call per entry: `std::fs::read_dir` makes two, and resolves
+    /// the directory's path from its mount again. The whole listing is held
+    /// in the plugin's memory, so it counts against the plugin's memory limit.
+    pub fn entries(&self) -> io::Result<Vec<Entry>> {
+        let stream = self.descriptor.read_directory().map_err(error)?;
+        let mut entries = Vec::new();
+        while let Some(entry) = stream.read_directory_entry().map_err(error)? {
+            let kind = match entry.type_ {
+                DescriptorType::Unknown => None,
+                other => Some(kind(other)),
+            };
+            entries.push(Entry {
+                name: entry.name,
+                kind,
+            });
+        }
+        Ok(entries)
     }
 
     /// The metadata of each of `paths` beneath this directory, in order, in
@@ -162,15 +194,19 @@ fn metadata(stat: DescriptorStat) -> Metadata {
         datetime.map(|time| Duration::new(time.seconds, time.nanoseconds))
     };
     Metadata {
-        kind: match stat.type_ {
-            DescriptorType::RegularFile => Kind::File,
-            DescriptorType::Directory => Kind::Directory,
-            DescriptorType::SymbolicLink => Kind::Symlink,
-            _ => Kind::Other,
-        },
+        kind: kind(stat.type_),
         size: stat.size,
         modified: time(stat.data_modification_timestamp),
         changed: time(stat.status_change_timestamp),
+    }
+}
+
+fn kind(kind: DescriptorType) -> Kind {
+    match kind {
+        DescriptorType::RegularFile => Kind::File,
+        DescriptorType::Directory => Kind::Directory,
+        DescriptorType::SymbolicLink => Kind::Symlink,
+        _ => Kind::Other,
     }
 }
 
