@@ -138,6 +138,180 @@ async fn status_uses_the_cache_tree_only_when_it_names_heads_tree() {
     server.stop().await;
 }
 
+/// Staged changes in some directories of a committed tree, the others vouched for by the cache
+/// tree: a rename across directories, an edit deep down, a new directory, a deletion. The status and the staged diff match git's, before and after `write-tree` brings the
+/// cache tree up to date again.
+#[tokio::test]
+async fn staged_changes_read_only_the_directories_that_changed() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    init(&dir);
+    for name in [
+        "a/x.txt",
+        "a/keep.txt",
+        "b/one.txt",
+        "c/d/z.txt",
+        "c/d/e/deep.txt",
+        "top.txt",
+    ] {
+        write(&dir, name, format!("{name}\nline two\nline three\n"));
+    }
+    for n in 0..20 {
+        write(&dir, &format!("quiet/q{n:02}.txt"), format!("quiet {n}\n"));
+    }
+    commit(&dir, "tree");
+    git(&dir, &["mv", "a/x.txt", "b/y.txt"]);
+    write(&dir, "c/d/e/deep.txt", "changed\n");
+    write(&dir, "new/dir/n.txt", "new\n");
+    git(&dir, &["add", "c/d/e/deep.txt", "new/dir/n.txt"]);
+    git(&dir, &["rm", "-q", "top.txt"]);
+
+    let server = Server::start(&git_config(&fixture)).await;
+    for round in ["cache tree invalidated", "cache tree rewritten"] {
+        let status = structured(&server, "git_status", json!({})).await;
+        let mut expected = porcelain(&dir);
+        expected.sort_by(|a, b| a.1.cmp(&b.1));
+        assert_eq!(as_porcelain(&status), expected, "{round}: {status}");
+        let staged = server
+            .call("git_diff", json!({"staged": true}))
+            .await
+            .ok_text();
+        assert_eq!(staged, git(&dir, &["diff", "--cached"]), "{round}");
+        let limited = server
+            .call("git_diff", json!({"staged": true, "path": "c"}))
+            .await
+            .ok_text();
+        assert_eq!(
+            limited,
+            git(&dir, &["diff", "--cached", "--", "c"]),
+            "{round}"
+        );
+        git(&dir, &["write-tree"]);
+    }
+    server.stop().await;
+}
+
+/// The `??` paths of `git status --porcelain`.
+fn git_untracked(dir: &Path) -> Vec<String> {
+    let mut paths: Vec<String> = porcelain(dir)
+        .into_iter()
+        .filter(|(code, _)| code == "??")
+        .map(|(_, path)| path)
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// The untracked paths of a `git_status` result.
+fn untracked_of(status: &Value) -> Vec<String> {
+    let mut paths: Vec<String> = status["untracked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|path| path.as_str().unwrap().to_owned())
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// What the plugin logs when its own walk for untracked files gives the answer to gix's.
+const LEFT_TO_GIX: &str = "untracked files left to gix's walk";
+
+/// Untracked files in the layouts git's rules make tricky, found by the plugin's own walk (it
+/// logs when it leaves the answer to gix's): ignore rules at the root, in a subdirectory, in
+/// `info/exclude`, negated and directory-only; untracked directories that hold files, only ignored
+/// files, only empty directories, or nothing; a sibling sharing a prefix; a symlink; a submodule
+/// entry. Then the layouts it leaves to gix's walk: a nested repository, and an ignored directory
+/// that holds tracked files. Every answer matches `git status`.
+#[tokio::test]
+async fn untracked_files_match_git_in_every_layout() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    init(&dir);
+    write(&dir, "a.txt", "a\n");
+    write(&dir, "a-b/t.txt", "t\n");
+    write(&dir, "src/lib.rs", "lib\n");
+    write(&dir, "src/deep/x.rs", "x\n");
+    write(
+        &dir,
+        ".gitignore",
+        "*.log\n!keep.log\nbuild/\nonly-ignored/*.tmp\n",
+    );
+    write(&dir, "src/.gitignore", "gen/\n");
+    commit(&dir, "tracked");
+    // A submodule entry whose directory is not checked out.
+    let head = git(&dir, &["rev-parse", "HEAD"]);
+    git(
+        &dir,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("160000,{},sub", head.trim()),
+        ],
+    );
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    write(&dir, ".git/info/exclude", "secret.txt\n");
+
+    write(&dir, "new.txt", "new\n");
+    write(&dir, "keep.log", "kept\n");
+    write(&dir, "x.log", "ignored\n");
+    write(&dir, "secret.txt", "excluded\n");
+    write(&dir, "build/out.o", "ignored\n");
+    write(&dir, "src/new.rs", "new\n");
+    write(&dir, "src/gen/a.rs", "ignored\n");
+    write(&dir, "src/deep/new/n.rs", "new\n");
+    write(&dir, "src/deep/new/more/m.rs", "new\n");
+    write(&dir, "a-b/new.txt", "new\n");
+    write(&dir, "a/b.txt", "new\n");
+    write(&dir, "only-ignored/x.tmp", "ignored\n");
+    std::fs::create_dir_all(dir.join("empty")).unwrap();
+    std::fs::create_dir_all(dir.join("nested-empty/a/b")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("src", dir.join("link")).unwrap();
+
+    let server = Server::start_with_env(
+        &git_config(&fixture),
+        &[("RUST_LOG", "info,toolcell=debug")],
+    )
+    .await;
+    let status = structured(&server, "git_status", json!({})).await;
+    let expected = git_untracked(&dir);
+    assert!(
+        expected.contains(&"src/deep/new/".to_owned()),
+        "{expected:?}"
+    );
+    assert_eq!(untracked_of(&status), expected, "{status}");
+    assert!(
+        !server.log().text().contains(LEFT_TO_GIX),
+        "{}",
+        server.log().text()
+    );
+
+    // A nested repository: gix's walk answers.
+    init(&dir.join("nested"));
+    write(&dir, "nested/inside.txt", "inside\n");
+    let status = structured(&server, "git_status", json!({})).await;
+    assert_eq!(untracked_of(&status), git_untracked(&dir), "{status}");
+    server
+        .log()
+        .wait_for("`nested/` is a nested repository")
+        .await;
+    std::fs::remove_dir_all(dir.join("nested")).unwrap();
+
+    // An ignored directory with a tracked file and an untracked one: gix's walk answers.
+    write(&dir, "build/tracked.txt", "forced\n");
+    git(&dir, &["add", "-f", "build/tracked.txt"]);
+    write(&dir, "build/untracked.txt", "ignored too\n");
+    let status = structured(&server, "git_status", json!({})).await;
+    assert_eq!(untracked_of(&status), git_untracked(&dir), "{status}");
+    server
+        .log()
+        .wait_for("`build` is ignored and holds tracked files")
+        .await;
+    server.stop().await;
+}
+
 fn init(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
     git(dir, &["init", "-q"]);

@@ -156,9 +156,18 @@ fn unvouched_index(index: &State, skipped: Vec<Range<usize>>) -> Cow<'_, State> 
     let mut out = State::new(index.object_hash());
     let entries = index.entries();
     let mut from = 0;
-    for range in skipped.into_iter().chain(std::iter::once(entries.len()..entries.len())) {
+    for range in skipped
+        .into_iter()
+        .chain(std::iter::once(entries.len()..entries.len()))
+    {
         for entry in entries.get(from..range.start).unwrap_or_default() {
-            out.dangerously_push_entry(entry.stat, entry.id, entry.flags, entry.mode, entry.path(index));
+            out.dangerously_push_entry(
+                entry.stat,
+                entry.id,
+                entry.flags,
+                entry.mode,
+                entry.path(index),
+            );
         }
         from = range.end;
     }

@@ -17,9 +17,9 @@ use toolcell_sdk::{Error, Output};
 
 use crate::diff::{self, Kind};
 use crate::preload;
+use crate::repo::{self, Text, fail, show_path};
 use crate::staged;
 use crate::untracked;
-use crate::repo::{self, Text, fail, show_path};
 
 /// Arguments of `git_status`.
 #[derive(Deserialize, JsonSchema)]
@@ -139,6 +139,13 @@ pub fn items(
         // else by gix's walk along with the modifications.
         let found = if untracked && patterns.is_empty() {
             untracked::find(repo, index, &workdir)
+                .inspect_err(|why| {
+                    toolcell_sdk::host::log(
+                        toolcell_sdk::host::LogLevel::Debug,
+                        &format!("untracked files left to gix's walk: {why}"),
+                    );
+                })
+                .ok()
         } else {
             None
         };
@@ -248,7 +255,11 @@ impl gix::status::plumbing::index_as_worktree::traits::SubmoduleStatus for Submo
 /// that nothing is staged: its cache tree covers every entry and names that
 /// tree. Git trusts the cache tree the same way when it compares the index
 /// with a tree. `false` when the cache tree is missing or out of date.
-fn index_is_tree(repo: &gix::Repository, index: &gix::index::State, tree: Option<ObjectId>) -> bool {
+fn index_is_tree(
+    repo: &gix::Repository,
+    index: &gix::index::State,
+    tree: Option<ObjectId>,
+) -> bool {
     let Some(cache) = index.tree() else {
         return false;
     };
@@ -327,7 +338,11 @@ pub fn git_status(args: StatusArgs) -> Result<Output, Error> {
                     continue;
                 }
                 let mut path = show_path(entry.rela_path.as_bstr());
-                if entry.disk_kind == Some(gix::dir::entry::Kind::Directory) {
+                // A nested repository too is listed as a directory, as git lists it.
+                if matches!(
+                    entry.disk_kind,
+                    Some(gix::dir::entry::Kind::Directory | gix::dir::entry::Kind::Repository)
+                ) {
                     path.push('/');
                 }
                 report.untracked.push(path);

@@ -11,7 +11,7 @@
 //! (one pass over their sorted run), and asks gix's ignore rules only about
 //! the names that are not tracked.
 //!
-//! It answers for the usual working tree and gives up (`None`, and gix's
+//! It answers for the usual working tree and gives up (saying why; gix's
 //! walk answers instead) on anything else: a case-insensitive or
 //! Unicode-precomposing repository, a sparse index, a tracked path that is
 //! now another kind of entry, an ignored directory that holds tracked
@@ -25,20 +25,31 @@ use gix::bstr::{BStr, BString, ByteSlice, ByteVec};
 use gix::dir::entry::{Kind as DiskKind, Status};
 use gix::index::State;
 use gix::index::entry::Mode;
-use toolcell_sdk::fs::{Directory, Kind};
+use toolcell_sdk::fs::{Directory, Entry, Kind};
 
 /// The deepest directory the walk goes into before it gives up.
 const MAX_DEPTH: usize = 256;
 
+/// Why the walk leaves the answer to gix's.
+pub type GiveUp = String;
+
 /// The untracked entries of the working tree `workdir` of `repo`, whose
-/// index is `index`; `None` where gix's walk must answer instead.
-pub fn find(repo: &gix::Repository, index: &State, workdir: &Path) -> Option<Vec<gix::dir::Entry>> {
+/// index is `index`, or why gix's walk must answer instead.
+pub fn find(
+    repo: &gix::Repository,
+    index: &State,
+    workdir: &Path,
+) -> Result<Vec<gix::dir::Entry>, GiveUp> {
     let config = repo.config_snapshot();
-    if repo.filesystem_options().ok()?.ignore_case
+    if repo
+        .filesystem_options()
+        .map_or(true, |options| options.ignore_case)
         || config.boolean("core.precomposeUnicode") == Some(true)
-        || index.is_sparse()
     {
-        return None;
+        return Err("the repository ignores case or precomposes Unicode".to_owned());
+    }
+    if index.is_sparse() {
+        return Err("the index is sparse".to_owned());
     }
     let excludes = repo
         .excludes(
@@ -46,16 +57,17 @@ pub fn find(repo: &gix::Repository, index: &State, workdir: &Path) -> Option<Vec
             None,
             gix::worktree::stack::state::ignore::Source::WorktreeThenIdMappingIfNotSkipped,
         )
-        .ok()?;
+        .map_err(|e| format!("cannot read the ignore rules: {e}"))?;
     let mut walk = Walk {
         index,
         excludes,
         found: Vec::new(),
     };
-    let root = Directory::open(workdir).ok()?;
+    let root =
+        Directory::open(workdir).map_err(|e| format!("cannot open the working tree: {e}"))?;
     let mut prefix = BString::default();
     walk.tracked_directory(&root, &mut prefix, 0..index.entries().len(), 0)?;
-    Some(walk.found)
+    Ok(walk.found)
 }
 
 /// What the index has under one name of a directory.
@@ -82,53 +94,58 @@ impl Walk<'_> {
         prefix: &mut BString,
         range: std::ops::Range<usize>,
         depth: usize,
-    ) -> Option<()> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
+    ) -> Result<(), GiveUp> {
+        too_deep(depth, prefix.as_bstr())?;
         let index = self.index;
         let mut tracked: HashMap<&[u8], Tracked> = HashMap::default();
         for entry in &index.entries()[range.clone()] {
-            let rest = entry.path(index).get(prefix.len()..)?;
+            let path = entry.path(index);
+            let rest = path
+                .get(prefix.len()..)
+                .ok_or_else(|| format!("the index entry `{path}` is out of order"))?;
             let (name, what) = match rest.find_byte(b'/') {
                 Some(end) => (&rest[..end], Tracked::Directory),
-                None => (&rest[..], Tracked::Entry(entry.mode)),
+                None => (rest, Tracked::Entry(entry.mode)),
             };
-            if entry.mode == Mode::DIR || name.is_empty() {
-                return None;
-            }
             // Conflicted entries repeat a name with the same kind; a name
             // that is both a file and a directory is for gix to sort out.
-            if *tracked.entry(name).or_insert(what) != what {
-                return None;
+            if entry.mode == Mode::DIR
+                || name.is_empty()
+                || *tracked.entry(name).or_insert(what) != what
+            {
+                return Err(format!("the index entry `{path}` is unusual"));
             }
         }
-        for entry in dir.entries().ok()? {
+        for entry in list(dir, prefix.as_bstr())? {
             if entry.name == ".git" {
                 continue;
             }
-            let kind = match entry.kind {
-                Some(kind) => kind,
-                None => dir.metadata(&entry.name).ok()?.kind,
-            };
             let start = prefix.len();
             prefix.push_str(&entry.name);
+            let kind = kind(dir, &entry, prefix.as_bstr())?;
             let went = match (tracked.get(entry.name.as_bytes()).copied(), kind) {
-                (Some(Tracked::Entry(mode)), Kind::File | Kind::Symlink) if mode != Mode::COMMIT => {
-                    Some(())
+                (Some(Tracked::Entry(mode)), Kind::File | Kind::Symlink)
+                    if mode != Mode::COMMIT =>
+                {
+                    Ok(())
                 }
-                (Some(Tracked::Entry(Mode::COMMIT)), Kind::Directory) => Some(()),
+                (Some(Tracked::Entry(Mode::COMMIT)), Kind::Directory) => Ok(()),
                 (Some(Tracked::Directory), Kind::Directory) => {
                     if self.excluded(prefix.as_bstr(), true)? {
-                        None
+                        Err(format!("`{prefix}` is ignored and holds tracked files"))
                     } else {
-                        let child = dir.open_child(&entry.name).ok()?;
+                        let child = open(dir, &entry.name, prefix.as_bstr())?;
                         prefix.push(b'/');
-                        let range = index.prefixed_entries_range(prefix.as_bstr())?;
+                        let range = index
+                            .prefixed_entries_range(prefix.as_bstr())
+                            .ok_or_else(|| format!("the index has nothing under `{prefix}`"))?;
                         self.tracked_directory(&child, prefix, range, depth + 1)
                     }
                 }
-                (Some(_), _) | (None, Kind::Other) => None,
+                (Some(_), _) => Err(format!("`{prefix}` is tracked as another kind of entry")),
+                (None, Kind::Other) => {
+                    Err(format!("`{prefix}` is not a file, directory or symlink"))
+                }
                 (None, Kind::File | Kind::Symlink) => {
                     if !self.excluded(prefix.as_bstr(), false)? {
                         let disk = if kind == Kind::File {
@@ -138,53 +155,52 @@ impl Walk<'_> {
                         };
                         self.found.push(untracked(prefix.clone(), disk));
                     }
-                    Some(())
+                    Ok(())
                 }
                 (None, Kind::Directory) => {
                     if !self.excluded(prefix.as_bstr(), true)? {
-                        let child = dir.open_child(&entry.name).ok()?;
+                        let child = open(dir, &entry.name, prefix.as_bstr())?;
                         prefix.push(b'/');
                         let shown = self.holds_untracked(&child, prefix, depth + 1)?;
                         prefix.pop();
                         if shown {
-                            self.found.push(untracked(prefix.clone(), DiskKind::Directory));
+                            self.found
+                                .push(untracked(prefix.clone(), DiskKind::Directory));
                         }
                     }
-                    Some(())
+                    Ok(())
                 }
             };
             prefix.truncate(start);
             went?;
         }
-        Some(())
+        Ok(())
     }
 
     /// Whether the untracked directory `dir` (at `prefix`, ending in `/`)
     /// holds a file or symlink that is not ignored, at any depth.
-    fn holds_untracked(&mut self, dir: &Directory, prefix: &mut BString, depth: usize) -> Option<bool> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
-        let entries = dir.entries().ok()?;
+    fn holds_untracked(
+        &mut self,
+        dir: &Directory,
+        prefix: &mut BString,
+        depth: usize,
+    ) -> Result<bool, GiveUp> {
+        too_deep(depth, prefix.as_bstr())?;
+        let entries = list(dir, prefix.as_bstr())?;
         if entries.iter().any(|entry| entry.name == ".git") {
-            // A nested repository: gix tells it apart.
-            return None;
+            return Err(format!("`{prefix}` is a nested repository"));
         }
         for entry in entries {
-            let kind = match entry.kind {
-                Some(kind) => kind,
-                None => dir.metadata(&entry.name).ok()?.kind,
-            };
             let start = prefix.len();
             prefix.push_str(&entry.name);
-            let holds = match kind {
-                Kind::Other => None,
-                Kind::File | Kind::Symlink => Some(!self.excluded(prefix.as_bstr(), false)?),
+            let holds = match kind(dir, &entry, prefix.as_bstr())? {
+                Kind::Other => Err(format!("`{prefix}` is not a file, directory or symlink")),
+                Kind::File | Kind::Symlink => Ok(!self.excluded(prefix.as_bstr(), false)?),
                 Kind::Directory => {
                     if self.excluded(prefix.as_bstr(), true)? {
-                        Some(false)
+                        Ok(false)
                     } else {
-                        let child = dir.open_child(&entry.name).ok()?;
+                        let child = open(dir, &entry.name, prefix.as_bstr())?;
                         prefix.push(b'/');
                         self.holds_untracked(&child, prefix, depth + 1)
                     }
@@ -192,18 +208,54 @@ impl Walk<'_> {
             };
             prefix.truncate(start);
             if holds? {
-                return Some(true);
+                return Ok(true);
             }
         }
-        Some(false)
+        Ok(false)
     }
 
     /// Whether the ignore rules exclude `path` (no trailing `/`).
-    fn excluded(&mut self, path: &BStr, is_dir: bool) -> Option<bool> {
+    fn excluded(&mut self, path: &BStr, is_dir: bool) -> Result<bool, GiveUp> {
         let mode = if is_dir { Mode::DIR } else { Mode::FILE };
-        let platform = self.excludes.at_entry(path, Some(mode)).ok()?;
-        Some(platform.is_excluded())
+        let platform = self
+            .excludes
+            .at_entry(path, Some(mode))
+            .map_err(|e| format!("cannot read the ignore rules for `{path}`: {e}"))?;
+        Ok(platform.is_excluded())
     }
+}
+
+fn too_deep(depth: usize, prefix: &BStr) -> Result<(), GiveUp> {
+    if depth > MAX_DEPTH {
+        return Err(format!(
+            "`{prefix}` is more than {MAX_DEPTH} directories deep"
+        ));
+    }
+    Ok(())
+}
+
+/// The entries of `dir`, at `prefix`.
+fn list(dir: &Directory, prefix: &BStr) -> Result<Vec<Entry>, GiveUp> {
+    dir.entries()
+        .map_err(|e| format!("cannot list `{prefix}`: {e}"))
+}
+
+/// What `entry` of `dir` (at `path`) is, asked of the file system when the
+/// listing does not say.
+fn kind(dir: &Directory, entry: &Entry, path: &BStr) -> Result<Kind, GiveUp> {
+    match entry.kind {
+        Some(kind) => Ok(kind),
+        None => dir
+            .metadata(&entry.name)
+            .map(|metadata| metadata.kind)
+            .map_err(|e| format!("cannot stat `{path}`: {e}")),
+    }
+}
+
+/// The directory `name` of `dir` (at `path`).
+fn open(dir: &Directory, name: &str, path: &BStr) -> Result<Directory, GiveUp> {
+    dir.open_child(name)
+        .map_err(|e| format!("cannot open `{path}`: {e}"))
 }
 
 fn untracked(rela_path: BString, kind: DiskKind) -> gix::dir::Entry {
