@@ -221,8 +221,8 @@ const LEFT_TO_GIX: &str = "untracked files left to gix's walk";
 /// logs when it leaves the answer to gix's): ignore rules at the root, in a subdirectory, in
 /// `info/exclude`, negated and directory-only; untracked directories that hold files, only ignored
 /// files, only empty directories, or nothing; a sibling sharing a prefix; a symlink; a submodule
-/// entry. Then the layouts it leaves to gix's walk: a nested repository, and an ignored directory
-/// that holds tracked files. Every answer matches `git status`.
+/// entry; an ignored directory that holds a tracked file. Then a layout it leaves to gix's walk: a
+/// nested repository. Every answer matches `git status`.
 #[tokio::test]
 async fn untracked_files_match_git_in_every_layout() {
     let fixture = Fixture::new();
@@ -288,26 +288,28 @@ async fn untracked_files_match_git_in_every_layout() {
         server.log().text()
     );
 
-    // A nested repository: gix's walk answers.
+    // An ignored directory that holds a tracked file: the untracked file beside it is ignored too.
+    write(&dir, "build/tracked.txt", "forced\n");
+    git(&dir, &["add", "-f", "build/tracked.txt"]);
+    write(&dir, "build/untracked.txt", "ignored too\n");
+    write(&dir, "build/sub/more.txt", "ignored too\n");
+    let status = structured(&server, "git_status", json!({})).await;
+    assert_eq!(untracked_of(&status), git_untracked(&dir), "{status}");
+    assert!(
+        !server.log().text().contains(LEFT_TO_GIX),
+        "{}",
+        server.log().text()
+    );
+
+    // A nested repository: gix's walk answers, and lists it as git does.
     init(&dir.join("nested"));
     write(&dir, "nested/inside.txt", "inside\n");
     let status = structured(&server, "git_status", json!({})).await;
     assert_eq!(untracked_of(&status), git_untracked(&dir), "{status}");
+    assert!(untracked_of(&status).contains(&"nested/".to_owned()));
     server
         .log()
         .wait_for("`nested/` is a nested repository")
-        .await;
-    std::fs::remove_dir_all(dir.join("nested")).unwrap();
-
-    // An ignored directory with a tracked file and an untracked one: gix's walk answers.
-    write(&dir, "build/tracked.txt", "forced\n");
-    git(&dir, &["add", "-f", "build/tracked.txt"]);
-    write(&dir, "build/untracked.txt", "ignored too\n");
-    let status = structured(&server, "git_status", json!({})).await;
-    assert_eq!(untracked_of(&status), git_untracked(&dir), "{status}");
-    server
-        .log()
-        .wait_for("`build` is ignored and holds tracked files")
         .await;
     server.stop().await;
 }

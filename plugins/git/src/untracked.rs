@@ -14,8 +14,7 @@
 //! It answers for the usual working tree and gives up (saying why; gix's
 //! walk answers instead) on anything else: a case-insensitive or
 //! Unicode-precomposing repository, a sparse index, a tracked path that is
-//! now another kind of entry, an ignored directory that holds tracked
-//! files, a nested repository, something that is not a file, directory or
+//! now another kind of entry, a nested repository, something that is not a file, directory or
 //! symlink, an entry it cannot read, or a tree deeper than [`MAX_DEPTH`].
 
 use std::path::Path;
@@ -98,6 +97,9 @@ impl Walk<'_> {
         too_deep(depth, prefix.as_bstr())?;
         let index = self.index;
         let mut tracked: HashMap<&[u8], Tracked> = HashMap::default();
+        // The entries below one name are together in the index: each name is
+        // looked at once.
+        let mut last: Option<(&[u8], Tracked)> = None;
         for entry in &index.entries()[range.clone()] {
             let path = entry.path(index);
             let rest = path
@@ -107,6 +109,10 @@ impl Walk<'_> {
                 Some(end) => (&rest[..end], Tracked::Directory),
                 None => (rest, Tracked::Entry(entry.mode)),
             };
+            if last == Some((name, what)) {
+                continue;
+            }
+            last = Some((name, what));
             // Conflicted entries repeat a name with the same kind; a name
             // that is both a file and a directory is for gix to sort out.
             if entry.mode == Mode::DIR
@@ -130,17 +136,16 @@ impl Walk<'_> {
                     Ok(())
                 }
                 (Some(Tracked::Entry(Mode::COMMIT)), Kind::Directory) => Ok(()),
+                // Even an ignored directory is walked when it holds tracked
+                // files: the ignore rules then exclude every untracked file
+                // below it, as git's do.
                 (Some(Tracked::Directory), Kind::Directory) => {
-                    if self.excluded(prefix.as_bstr(), true)? {
-                        Err(format!("`{prefix}` is ignored and holds tracked files"))
-                    } else {
-                        let child = open(dir, &entry.name, prefix.as_bstr())?;
-                        prefix.push(b'/');
-                        let range = index
-                            .prefixed_entries_range(prefix.as_bstr())
-                            .ok_or_else(|| format!("the index has nothing under `{prefix}`"))?;
-                        self.tracked_directory(&child, prefix, range, depth + 1)
-                    }
+                    let child = open(dir, &entry.name, prefix.as_bstr())?;
+                    prefix.push(b'/');
+                    let range = index
+                        .prefixed_entries_range(prefix.as_bstr())
+                        .ok_or_else(|| format!("the index has nothing under `{prefix}`"))?;
+                    self.tracked_directory(&child, prefix, range, depth + 1)
                 }
                 (Some(_), _) => Err(format!("`{prefix}` is tracked as another kind of entry")),
                 (None, Kind::Other) => {
