@@ -100,6 +100,9 @@ caps! {
     STAT_PATHS_MAX_PATH_BYTES: usize = 4096;
     /// The most threads one `stat-paths` call uses.
     STAT_PATHS_THREADS: usize = 4;
+    /// The most directories each `stat-paths` thread keeps open (the chain
+    /// to the last path's directory); one more below them.
+    STAT_PATHS_OPEN_DIRS: usize = 16;
 
     /// Progress notifications go out at most once in this interval per call;
     /// the last report is always sent.

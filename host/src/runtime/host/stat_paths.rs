@@ -13,11 +13,13 @@
 //! before with cap-primitives, not following a symlink (a path through one
 //! fails with `loop`); the last name is statted without following it. The
 //! answers are [`fs_lookups`](super::fs_lookups)' (wasmtime-wasi's) for the same
-//! path: the tests compare them. Only the directory `dir` names is reached,
-//! and a thread holds two descriptors of its own at most.
+//! path: the tests compare them. Only the directory `dir` names is reached.
+//! A thread keeps the directories on the way to the last path's open, so
+//! that the next path in sorted order opens only what it does not share
+//! with it: at most [`STAT_PATHS_OPEN_DIRS`] of them, and one more below.
 //!
-//! The work stops with the call: every thread checks, before each path and
-//! each directory it opens on the way, whether the call is over (its
+//! The work stops with the call: every thread checks, before every 16th
+//! path and each directory it opens on the way, whether the call is over (its
 //! deadline passed, or it was cancelled), and answers the paths it did not
 //! get to with `interrupted`. A call made to stat many deep paths (each
 //! directory opened a name at a time) therefore ends its threads at its
@@ -35,7 +37,9 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{DescriptorStat, ErrorCode};
 
 use super::fs_lookups::LookupView;
 use super::stat::{descriptor_stat, directory};
-use crate::limits::{STAT_PATHS_MAX, STAT_PATHS_MAX_PATH_BYTES, STAT_PATHS_THREADS};
+use crate::limits::{
+    STAT_PATHS_MAX, STAT_PATHS_MAX_PATH_BYTES, STAT_PATHS_OPEN_DIRS, STAT_PATHS_THREADS,
+};
 use crate::runtime::call::CallContext;
 
 /// The interface, as plugins import it.
@@ -116,15 +120,17 @@ pub fn stat_all<P: AsRef<str> + Sync>(root: &File, paths: &[P], cx: &CallContext
     })
 }
 
-/// The answers for `paths`, one after the other, keeping the last parent
-/// directory open for the paths after it (paths in sorted order share it).
+/// The answers for `paths`, one after the other. The directories on the way
+/// to each path's are kept open for the paths after it ([`Parents`]): paths
+/// in sorted order share them.
 fn stat_run<P: AsRef<str>>(root: &File, paths: &[P], cx: &CallContext) -> Vec<Answer> {
-    let mut parent: Option<(&str, Result<File, ErrorCode>)> = None;
+    let mut parents = Parents::default();
     let mut over = false;
     paths
         .iter()
-        .map(|path| {
-            over = over || cx.is_over();
+        .enumerate()
+        .map(|(at, path)| {
+            over = over || (at % OVER_CHECK_EVERY == 0 && cx.is_over());
             if over {
                 return Err(ErrorCode::Interrupted);
             }
@@ -135,16 +141,7 @@ fn stat_run<P: AsRef<str>>(root: &File, paths: &[P], cx: &CallContext) -> Vec<An
             let (directory, name) = split(path).ok_or(ErrorCode::Invalid)?;
             let dir = match directory {
                 None => root,
-                Some(directory) => {
-                    if parent.as_ref().is_none_or(|(open, _)| *open != directory) {
-                        parent = Some((directory, open_beneath(root, directory, cx)));
-                    }
-                    match parent.as_ref().map(|(_, dir)| dir) {
-                        Some(Ok(dir)) => dir,
-                        Some(Err(code)) => return Err(*code),
-                        None => return Err(ErrorCode::Invalid),
-                    }
-                }
+                Some(directory) => parents.reach(root, directory, cx)?,
             };
             cap_primitives::fs::stat(dir, Path::new(name), FollowSymlinks::No)
                 .map(|meta| descriptor_stat(&meta))
@@ -153,19 +150,108 @@ fn stat_run<P: AsRef<str>>(root: &File, paths: &[P], cx: &CallContext) -> Vec<An
         .collect()
 }
 
-/// `directory` beneath `root`, opened a name at a time without following a
-/// symlink; `interrupted` if `cx` is over on the way.
-fn open_beneath(root: &File, directory: &str, cx: &CallContext) -> Result<File, ErrorCode> {
-    let mut names = directory.split('/');
-    let first = names.next().ok_or(ErrorCode::Invalid)?;
-    let mut dir = open_child(root, first)?;
-    for name in names {
-        if cx.is_over() {
-            return Err(ErrorCode::Interrupted);
+/// How many paths a thread stats between two looks at whether the call is
+/// over (it also looks before each directory it opens).
+const OVER_CHECK_EVERY: usize = 16;
+
+/// The directories a thread holds open: the chain from the root to the last
+/// directory reached, up to [`STAT_PATHS_OPEN_DIRS`] deep; below that, the
+/// last directory reached alone. Each is opened from the one above it, a
+/// name at a time, never following a symlink.
+#[derive(Default)]
+struct Parents<'p> {
+    /// Outermost first, each with its path beneath the root.
+    chain: Vec<(&'p str, File)>,
+    /// The last directory reached below the chain's depth.
+    deep: Option<(&'p str, File)>,
+    /// The last directory that could not be opened, and why.
+    failed: Option<(&'p str, ErrorCode)>,
+}
+
+impl<'p> Parents<'p> {
+    /// The directory `directory` beneath `root`; `interrupted` if `cx` is
+    /// over on the way.
+    fn reach(
+        &mut self,
+        root: &File,
+        directory: &'p str,
+        cx: &CallContext,
+    ) -> Result<&File, ErrorCode> {
+        if let Some((failed, code)) = self.failed
+            && failed == directory
+        {
+            return Err(code);
         }
-        dir = open_child(&dir, name)?;
+        if self
+            .deep
+            .as_ref()
+            .is_some_and(|(open, _)| *open == directory)
+        {
+            return self
+                .deep
+                .as_ref()
+                .map(|(_, dir)| dir)
+                .ok_or(ErrorCode::Invalid);
+        }
+        self.deep = None;
+        // Keep the directories `directory` is in (or is).
+        while let Some((open, _)) = self.chain.last() {
+            if within(directory, open) {
+                break;
+            }
+            self.chain.pop();
+        }
+        let reached = self.chain.last().map_or(0, |(open, _)| open.len());
+        let rest = match reached {
+            0 => directory,
+            _ => directory.get(reached + 1..).unwrap_or_default(),
+        };
+        let mut end = reached;
+        let mut deep: Option<File> = None;
+        for name in rest.split('/').filter(|name| !name.is_empty()) {
+            end = if end == 0 {
+                name.len()
+            } else {
+                end + 1 + name.len()
+            };
+            let opened = if cx.is_over() {
+                Err(ErrorCode::Interrupted)
+            } else {
+                let from = match &deep {
+                    Some(dir) => dir,
+                    None => self.chain.last().map_or(root, |(_, dir)| dir),
+                };
+                open_child(from, name)
+            };
+            let dir = match opened {
+                Ok(dir) => dir,
+                Err(code) => {
+                    self.failed = Some((directory, code));
+                    return Err(code);
+                }
+            };
+            if deep.is_none() && self.chain.len() < STAT_PATHS_OPEN_DIRS {
+                self.chain.push((&directory[..end], dir));
+            } else {
+                deep = Some(dir);
+            }
+        }
+        if let Some(dir) = deep {
+            return Ok(&self.deep.insert((directory, dir)).1);
+        }
+        self.chain
+            .last()
+            .filter(|(open, _)| *open == directory)
+            .map(|(_, dir)| dir)
+            .ok_or(ErrorCode::Invalid)
     }
-    Ok(dir)
+}
+
+/// Whether `directory` is `parent` or lies beneath it.
+fn within(directory: &str, parent: &str) -> bool {
+    directory
+        .strip_prefix(parent)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 fn open_child(dir: &File, name: &str) -> Result<File, ErrorCode> {
@@ -306,6 +392,60 @@ mod tests {
                 answers.iter().find(|answer| answer.is_ok())
             );
         }
+    }
+
+    /// The directories a thread keeps open between paths give each path the answer it gets
+    /// alone: in sorted order and shuffled, through siblings sharing a prefix (`a` and `a-b`),
+    /// deeper than the chain kept open, with missing directories and a file taken for one.
+    #[test]
+    fn kept_directories_answer_as_each_path_alone() {
+        use crate::limits::STAT_PATHS_OPEN_DIRS;
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let mut paths = Vec::new();
+        let mut relative = String::new();
+        for level in 0..STAT_PATHS_OPEN_DIRS + 8 {
+            for sibling in ["a", "a-b", "b"] {
+                let here = format!("{relative}{sibling}");
+                std::fs::create_dir_all(dir.path().join(&here)).expect("a directory");
+                std::fs::write(dir.path().join(&here).join("f"), "x").expect("a file");
+                paths.push(format!("{here}/f"));
+                paths.push(format!("{here}/missing"));
+                paths.push(format!("{here}/gone/f"));
+                paths.push(format!("{here}/f/f"));
+            }
+            paths.push(format!("{relative}a"));
+            relative.push_str(if level % 2 == 0 { "a/" } else { "a-b/" });
+        }
+        let root = std::fs::File::open(dir.path()).expect("the directory");
+        let alone: Vec<String> = paths
+            .iter()
+            .map(|path| {
+                let answer = stat_all(&root, std::slice::from_ref(path), &CallContext::default());
+                format!("{answer:?}")
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..paths.len()).collect();
+        order.sort_by(|&x, &y| paths[x].cmp(&paths[y]));
+        let mut shuffled = order.clone();
+        // A fixed interleaving of the two halves: deep and shallow paths alternate.
+        let half = shuffled.len() / 2;
+        let (front, back) = shuffled.split_at(half);
+        shuffled = front
+            .iter()
+            .zip(back.iter().rev())
+            .flat_map(|(x, y)| [*x, *y])
+            .chain(back.get(front.len()..).unwrap_or_default().iter().copied())
+            .collect();
+        for order in [order, shuffled] {
+            let asked: Vec<&str> = order.iter().map(|&at| paths[at].as_str()).collect();
+            let answers = stat_all(&root, &asked, &CallContext::default());
+            assert_eq!(answers.len(), asked.len());
+            for (&at, answer) in order.iter().zip(answers) {
+                assert_eq!(format!("{:?}", [answer]), alone[at], "{:?}", paths[at]);
+            }
+        }
+        let deepest = paths.iter().filter(|path| path.ends_with("/f")).count();
+        assert!(deepest > 3 * STAT_PATHS_OPEN_DIRS, "{deepest}");
     }
 
     #[tokio::test]
