@@ -1,9 +1,12 @@
 //! `git_status`: the branch, its upstream, and staged, unstaged, untracked
 //! and conflicted paths.
 //!
-//! [`items`] runs gix's status (HEAD against the index with renames, the
-//! index against the working tree, and the directory walk that finds
-//! untracked files under the `.gitignore` rules); `git_diff` uses it too.
+//! [`items`] gathers the status, and `git_diff` uses it too: HEAD's tree
+//! against the index with renames (`staged.rs`, from the cache tree), the
+//! index against the working tree (gix's check, after `preload.rs` has
+//! statted every tracked file in one host call), and the untracked files
+//! under the ignore rules (`untracked.rs`, or gix's walk where it cannot
+//! answer).
 
 use std::collections::HashSet;
 use std::path::PathBuf;
