@@ -2365,3 +2365,102 @@ async fn sliding_hunks_follow_git_indent_heuristic() {
     }
     server.stop().await;
 }
+
+/// Sets the committer date that the commit-graph file at `path` gives commit `id` (its
+/// generation number kept), where the commit object says otherwise.
+fn set_graph_date(path: &Path, id: &str, seconds: u64) {
+    let mut bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..4], b"CGPH", "{} is a commit-graph", path.display());
+    let be = |bytes: &[u8]| bytes.iter().fold(0u64, |n, byte| n << 8 | u64::from(*byte));
+    let chunk = |name: &[u8]| {
+        let entry = (0..usize::from(bytes[6]))
+            .map(|n| 8 + 12 * n)
+            .find(|&at| &bytes[at..at + 4] == name)
+            .unwrap();
+        be(&bytes[entry + 4..entry + 12]) as usize
+    };
+    let (fanout, ids, data) = (chunk(b"OIDF"), chunk(b"OIDL"), chunk(b"CDAT"));
+    let count = be(&bytes[fanout + 1020..fanout + 1024]) as usize;
+    let id: Vec<u8> = (0..20)
+        .map(|n| u8::from_str_radix(&id[2 * n..2 * n + 2], 16).unwrap())
+        .collect();
+    let position = (0..count)
+        .find(|n| bytes[ids + 20 * n..ids + 20 * n + 20] == id[..])
+        .expect("the commit is in the graph");
+    let at = data + 36 * position + 28;
+    let kept = be(&bytes[at..at + 8]) & !0x3_ffff_ffff;
+    bytes[at..at + 8].copy_from_slice(&(kept | seconds).to_be_bytes());
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// See issue 31: a walk along a path takes commit dates, trees and parents from the
+/// commit-graph, as git's walk does, and reads the commits written after the graph from the
+/// object database. A date changed in the graph alone reorders git's `log -- path`, and the
+/// plugin's with it; with `core.commitGraph` off, neither uses the graph. Then a split graph (a
+/// chain of two files) with a commit written after it.
+#[tokio::test]
+async fn path_walks_take_commits_from_the_commit_graph_as_git_does() {
+    let fixture = Fixture::new();
+    let dir = fixture.path("data");
+    init(&dir);
+    let base = 1_700_000_000;
+    let mut lines: Vec<String> = (1..=30).map(|n| format!("line {n}\n")).collect();
+    let edit = |n: usize, text: &str, seconds: u64, lines: &mut Vec<String>| {
+        lines[n] = format!("{text}\n");
+        write(&dir, "p.txt", lines.concat());
+        git_at(&dir, &["add", "-A"], seconds);
+        git_at(&dir, &["commit", "-q", "-m", text], seconds);
+    };
+    edit(0, "base", base, &mut lines);
+    git(&dir, &["branch", "side"]);
+    edit(1, "main one", base + 100, &mut lines);
+    edit(2, "main two", base + 200, &mut lines);
+    git(&dir, &["checkout", "-q", "side"]);
+    let mut side = lines.clone();
+    side[1] = "line 2\n".into();
+    side[2] = "line 3\n".into();
+    edit(20, "side one", base + 50, &mut side);
+    let side_commit = git(&dir, &["rev-parse", "HEAD"]).trim().to_owned();
+    git(&dir, &["checkout", "-q", "main"]);
+    git_at(&dir, &["merge", "-q", "--no-edit", "side"], base + 300);
+    git(&dir, &["commit-graph", "write", "--reachable"]);
+    let graph = dir.join(".git/objects/info/commit-graph");
+    assert!(graph.is_file(), "git wrote a commit-graph");
+    // Written after the graph: the walk reads it from the object database.
+    let mut lines: Vec<String> = std::fs::read_to_string(dir.join("p.txt"))
+        .unwrap()
+        .lines()
+        .map(|line| format!("{line}\n"))
+        .collect();
+    edit(3, "after the graph", base + 400, &mut lines);
+
+    let server = Server::start(&git_config(&fixture)).await;
+    let compare = async |what: &str| {
+        let log = structured(&server, "git_log", json!({"path": "p.txt"})).await;
+        let expected = git_ids(&dir, &["--", "p.txt"]);
+        assert_eq!(ids(&log), expected, "log of p.txt, {what}");
+        let log = structured(&server, "git_log", json!({"path": "p.txt", "follow": true})).await;
+        let followed = git_ids(&dir, &["--follow", "--", "p.txt"]);
+        assert_eq!(ids(&log), followed, "follow of p.txt, {what}");
+        expected
+    };
+    let before = compare("with the graph").await;
+
+    set_graph_date(&graph, &side_commit, base + 1000);
+    let after = compare("with a date changed in the graph").await;
+    assert_ne!(after, before, "the graph's date reorders git's log");
+    git(&dir, &["config", "core.commitGraph", "false"]);
+    assert_eq!(compare("with core.commitGraph off").await, before);
+    git(&dir, &["config", "--unset", "core.commitGraph"]);
+
+    std::fs::remove_file(&graph).unwrap();
+    git(&dir, &["commit-graph", "write", "--reachable", "--split"]);
+    edit(4, "after the first layer", base + 500, &mut lines);
+    git(&dir, &["commit-graph", "write", "--reachable", "--split"]);
+    let chain = dir.join(".git/objects/info/commit-graphs/commit-graph-chain");
+    let layers = std::fs::read_to_string(&chain).unwrap().lines().count();
+    assert_eq!(layers, 2, "a chain of two graph files");
+    edit(5, "after the chain", base + 600, &mut lines);
+    compare("with a split graph").await;
+    server.stop().await;
+}

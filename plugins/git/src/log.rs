@@ -8,6 +8,12 @@
 //! simplification, every commit whose diff with its parent touches the path
 //! (merges are not shown), and from a commit that renamed the file on, its
 //! earlier name.
+//!
+//! A walk along a path looks at many more commits than it shows. It takes
+//! their dates, trees and parents from the repository's commit-graph file
+//! when there is one and git would use it, as git's walk does, and reads
+//! from the object database only the commits it shows and those the graph
+//! does not hold (written since).
 
 use std::collections::{BinaryHeap, HashMap, HashSet};
 
@@ -312,6 +318,8 @@ struct Walk<'r> {
     /// components already taken) and tree id: consecutive commits mostly share the trees along
     /// the path, and each is read once.
     subtrees: HashMap<(usize, ObjectId), Entry>,
+    /// The commit-graph, for a walk along a path (see the module's docs).
+    graph: Option<gix::commitgraph::Graph>,
 }
 
 /// A commit as the walk needs it: its committer time, tree and parents.
@@ -342,7 +350,11 @@ impl<'r> Walk<'r> {
             known: HashMap::new(),
             entries: HashMap::new(),
             subtrees: HashMap::new(),
+            graph: None,
         };
+        if walk.path.is_some() {
+            walk.graph = commit_graph(repo);
+        }
         walk.enqueue(tip)?;
         Ok(walk)
     }
@@ -351,6 +363,10 @@ impl<'r> Walk<'r> {
     fn known(&mut self, id: ObjectId) -> Result<Known, Error> {
         if let Some(known) = self.known.get(&id) {
             return Ok(known.clone());
+        }
+        if let Some(known) = self.graph.as_ref().and_then(|graph| from_graph(graph, id)) {
+            self.known.insert(id, known.clone());
+            return Ok(known);
         }
         let unreadable = |e: &dyn std::error::Error| fail(&format!("cannot read commit {id}"), e);
         let commit = self.repo.find_commit(id).map_err(|e| unreadable(&e))?;
@@ -401,7 +417,7 @@ impl<'r> Walk<'r> {
                 // A shallow clone's boundary: the parent is not there.
                 let theirs = match self.entries.get(parent) {
                     Some(entry) => *entry,
-                    None if self.repo.has_object(*parent) => {
+                    None if self.has_commit(*parent) => {
                         let tree = self.known(*parent)?.tree;
                         self.entry_of(*parent, tree, &path)?
                     }
@@ -453,7 +469,7 @@ impl<'r> Walk<'r> {
                 .parents
                 .first()
                 .copied()
-                .filter(|parent| self.repo.has_object(*parent));
+                .filter(|parent| self.has_commit(*parent));
             let theirs = match parent {
                 Some(parent) => {
                     let tree = self.known(parent)?.tree;
@@ -531,14 +547,53 @@ impl<'r> Walk<'r> {
         Ok(entry)
     }
 
+    /// Whether commit `id` is in the repository (a commit-graph holds only commits that are).
+    fn has_commit(&self, id: ObjectId) -> bool {
+        self.known.contains_key(&id)
+            || self
+                .graph
+                .as_ref()
+                .is_some_and(|graph| graph.lookup(id).is_some())
+            || self.repo.has_object(id)
+    }
+
     /// Queues `parent`, unless it is missing (the edge of a shallow clone).
     fn enqueue_parent(&mut self, parent: ObjectId) -> Result<(), Error> {
-        if self.repo.has_object(parent) {
+        if self.has_commit(parent) {
             self.enqueue(parent)
         } else {
             Ok(())
         }
     }
+}
+
+/// The repository's commit-graph, when git would walk with it: `core.commitGraph` is not off,
+/// no object is replaced, the repository is not shallow (git turns it off for all three). A
+/// graph that cannot be read (or a shallow file) is no graph: the walk reads the commits instead.
+fn commit_graph(repo: &gix::Repository) -> Option<gix::commitgraph::Graph> {
+    if repo.is_shallow().unwrap_or(true) {
+        return None;
+    }
+    repo.commit_graph_if_enabled().ok().flatten()
+}
+
+/// What the graph says of commit `id`, if it holds it. A parent position the graph cannot
+/// resolve makes it answer nothing, and the commit is read instead.
+fn from_graph(graph: &gix::commitgraph::Graph, id: ObjectId) -> Option<Known> {
+    let commit = graph.commit_by_id(id)?;
+    let parents = commit
+        .iter_parents()
+        .map(|position| {
+            position
+                .ok()
+                .map(|position| graph.id_at(position).to_owned())
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Known {
+        time: i64::try_from(commit.committer_timestamp()).ok()?,
+        tree: commit.root_tree_id().to_owned(),
+        parents,
+    })
 }
 
 #[cfg(test)]

@@ -34,7 +34,9 @@
 //! `--file`, the branch and tag listing, and the `--stat` diff of two far
 //! apart revisions (`--far N` first-parent commits back, default 1000),
 //! each against the goal issue 31 set, with the server's peak resident
-//! memory at the end. To make a clone of the git project:
+//! memory at the end. `--commit-graph` writes a commit-graph file in the
+//! clone first (`git commit-graph write --reachable`, as `git gc` does);
+//! without it, the clone has none. To make a clone of the git project:
 //! `git clone https://github.com/git/git /some/where/git`.
 
 use std::collections::BTreeSet;
@@ -72,6 +74,8 @@ struct Args {
     file: String,
     /// How many first-parent commits apart the far diff's revisions are.
     far: usize,
+    /// Whether the real history's clone has a commit-graph file.
+    commit_graph: bool,
 }
 
 fn parse_args(root: &Path) -> Result<Args> {
@@ -87,6 +91,7 @@ fn parse_args(root: &Path) -> Result<Args> {
         real: None,
         file: "builtin/log.c".to_string(),
         far: 1000,
+        commit_graph: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -103,11 +108,12 @@ fn parse_args(root: &Path) -> Result<Args> {
             "--real" => args.real = Some(std::fs::canonicalize(value()?)?),
             "--file" => args.file = value()?,
             "--far" => args.far = value()?.parse::<usize>()?.max(1),
+            "--commit-graph" => args.commit_graph = true,
             "--help" | "-h" => {
                 println!(
                     "git-bench [--files N] [--commits N] [--dir PATH] [--runs N] \
                      [--toolcell PATH] [--plugin FILE.wasm] [--keep-going] [--only TOOL]... \
-                     [--real REPO [--file PATH] [--far N]]"
+                     [--real REPO [--file PATH] [--far N] [--commit-graph]]"
                 );
                 std::process::exit(0);
             }
@@ -135,7 +141,7 @@ fn main() -> Result<()> {
     let args = parse_args(&root)?;
     let (repo, cases) = match &args.real {
         Some(source) => {
-            let repo = clone_real(&root, source)?;
+            let repo = clone_real(&root, source, args.commit_graph)?;
             let cases = real_cases(&repo, &args)?;
             (repo, cases)
         }
@@ -161,12 +167,17 @@ fn main() -> Result<()> {
                 .find_map(|line| line.strip_prefix("size-pack: "))
                 .unwrap_or("?");
             println!(
-                "\nrepository: {}, a clone of {} ({} commits, {} merges, {pack} packed); \
+                "\nrepository: {}, a clone of {} ({} commits, {} merges, {pack} packed, {}); \
                  20 tracked files modified, 2 deleted, 3 staged, 5 untracked",
                 repo.display(),
                 source.display(),
                 commits.trim(),
                 merges.trim(),
+                if args.commit_graph {
+                    "with a commit-graph"
+                } else {
+                    "no commit-graph"
+                },
             );
         }
         None => println!(
@@ -407,8 +418,9 @@ fn real_cases(repo: &Path, args: &Args) -> Result<Vec<Case>> {
 
 /// Clones `source` under `target/bench` (once), and leaves the benchmark's
 /// dirty working tree in the clone: 20 tracked files modified, 2 deleted,
-/// 3 modified and staged, 5 untracked, chosen evenly from `git ls-files`.
-fn clone_real(root: &Path, source: &Path) -> Result<PathBuf> {
+/// 3 modified and staged, 5 untracked, chosen evenly from `git ls-files`;
+/// with a commit-graph file if `commit_graph`, else with none.
+fn clone_real(root: &Path, source: &Path, commit_graph: bool) -> Result<PathBuf> {
     let name = source
         .file_name()
         .and_then(|name| name.to_str())
@@ -433,6 +445,20 @@ fn clone_real(root: &Path, source: &Path) -> Result<PathBuf> {
             return Err(format!("git clone {} failed", source.display()).into());
         }
         std::fs::write(&marker, stamp)?;
+    }
+    let info = dir.join(".git/objects/info");
+    if commit_graph {
+        if !info.join("commit-graph").is_file() {
+            git(&dir, &["commit-graph", "write", "--reachable"])?;
+        }
+    } else {
+        for graph in [info.join("commit-graph"), info.join("commit-graphs")] {
+            if graph.is_dir() {
+                std::fs::remove_dir_all(&graph)?;
+            } else if graph.exists() {
+                std::fs::remove_file(&graph)?;
+            }
+        }
     }
     // The same dirty tree on every run: back to HEAD, then the changes.
     git(&dir, &["reset", "-q", "--hard", "HEAD"])?;
