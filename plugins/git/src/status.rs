@@ -116,7 +116,7 @@ pub fn items(
         .collect();
     let shared = repo.index_or_empty().map_err(|e| fail(&context, e))?;
     let mut items = Vec::new();
-    if staged && !index_is_tree(repo, &shared, tree) {
+    if staged {
         let tree = match tree {
             Some(tree) => tree,
             None => repo
@@ -252,31 +252,6 @@ impl gix::status::plumbing::index_as_worktree::traits::SubmoduleStatus for Submo
         }
         self.builtin.status(entry, rela_path)
     }
-}
-
-/// Whether `index` records exactly the tree `tree` (default: HEAD's), so
-/// that nothing is staged: its cache tree covers every entry and names that
-/// tree. Git trusts the cache tree the same way when it compares the index
-/// with a tree. `false` when the cache tree is missing or out of date.
-fn index_is_tree(
-    repo: &gix::Repository,
-    index: &gix::index::State,
-    tree: Option<ObjectId>,
-) -> bool {
-    let Some(cache) = index.tree() else {
-        return false;
-    };
-    let covered = cache
-        .num_entries
-        .is_some_and(|count| usize::try_from(count).ok() == Some(index.entries().len()));
-    let tree = match tree {
-        Some(tree) => tree,
-        None => match repo.head_tree_id_or_empty() {
-            Ok(id) => id.detach(),
-            Err(_) => return false,
-        },
-    };
-    covered && cache.id == tree
 }
 
 /// Runs `git_status`.
