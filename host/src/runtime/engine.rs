@@ -24,6 +24,7 @@ use anyhow::{Context, Result};
 use wasmtime::component::Component;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
+use super::component_file::{IDENTITY_LEN, Identity, Wasm};
 use crate::limits::{self, MAX_HANDLES_PER_CALL, MIN_HANDLES_PER_CALL, RESERVED_DESCRIPTORS};
 
 /// How often the epoch advances while a call runs: the resolution of time
@@ -204,19 +205,40 @@ impl Engine {
 
     /// Compiles a component, or loads it from the cache when an entry for
     /// these exact bytes and this engine exists and is intact. `sha256` is
-    /// the digest of `bytes` (the builtins' are computed at build time).
-    pub fn compile(&self, name: &str, bytes: &[u8], sha256: &[u8; 32]) -> Result<Component> {
+    /// the digest of the bytes (the builtins' are computed at build time, a
+    /// file's may be remembered: [`Engine::remembered_digest`]).
+    /// The bytes are read from `wasm` only if they must be compiled.
+    pub fn compile(&self, name: &str, wasm: &mut Wasm, sha256: &[u8; 32]) -> Result<Component> {
         let slot = {
             let mut compiled = self.compiled.lock().unwrap_or_else(PoisonError::into_inner);
             Arc::clone(compiled.entry(*sha256).or_default())
         };
         slot.get_or_init(|| {
-            self.compile_uncached(name, bytes, sha256)
+            self.compile_uncached(name, wasm, sha256)
                 .map_err(|error| format!("{error:#}"))
         })
         .clone()
         .map_err(anyhow::Error::msg)
         .with_context(|| format!("failed to compile plugin `{name}`"))
+    }
+
+    /// The SHA-256 of the component file version `identity`, whose sample is
+    /// `sample`, if the compile cache remembers it: a warm start then need
+    /// not read and hash the whole file (a Python or JavaScript component is
+    /// 15 to 25 MB).
+    pub fn remembered_digest(&self, identity: &Identity, sample: u128) -> Option<[u8; 32]> {
+        self.cache.as_ref()?.remembered_digest(identity, sample)
+    }
+
+    /// Remembers `sha256` as the digest of the file version `identity`,
+    /// whose sample is `sample`. Failing to is only logged: the next start
+    /// hashes the file again.
+    pub fn remember_digest(&self, identity: &Identity, sample: u128, sha256: &[u8; 32]) {
+        if let Some(cache) = &self.cache
+            && let Err(error) = cache.remember_digest(identity, sample, sha256)
+        {
+            tracing::debug!("could not remember a component's digest: {error:#}");
+        }
     }
 
     /// Compiles `bytes` to what `Component::deserialize` loads.
@@ -231,7 +253,12 @@ impl Engine {
         Ok(compiler.precompile_component(bytes)?)
     }
 
-    fn compile_uncached(&self, name: &str, bytes: &[u8], sha256: &[u8; 32]) -> Result<Component> {
+    fn compile_uncached(
+        &self,
+        name: &str,
+        wasm: &mut Wasm,
+        sha256: &[u8; 32],
+    ) -> Result<Component> {
         let cached = self.cache.as_ref().map(|cache| (cache, cache.key(sha256)));
         if let Some((cache, key)) = &cached {
             match cache.load(&self.inner, key) {
@@ -248,7 +275,7 @@ impl Engine {
                 }
             }
         }
-        let serialized = self.precompile(bytes)?;
+        let serialized = self.precompile(wasm.get()?)?;
         if let Some((cache, key)) = &cached
             && let Err(error) = cache.store(key, &serialized)
         {
@@ -380,6 +407,17 @@ impl Drop for TickGuard {
 /// The checksum catches truncation, bit rot and stray writes, not an
 /// attacker: whoever can write the user's cache directory can already change
 /// what the user runs.
+///
+/// Where the OS gives a file an [`Identity`] (device, inode, size,
+/// modification and change times; Unix), an entry is checksummed once: its
+/// identity is then recorded under `checked/`, and a later load that finds
+/// the same identity maps the entry without reading it through (a Python
+/// component's entry is 47 MB, and reading it for the checksum was half of
+/// a warm start). Any write to the entry, a truncation or a replacement
+/// changes its identity, since every write moves the change time, which no
+/// call can set back; so the only damage this no longer catches on later
+/// loads is the disk's own, below the file system, which nothing checks in
+/// the executables the OS maps either. Elsewhere every load checks.
 struct CompileCache {
     dir: PathBuf,
     engine_hash: String,
@@ -389,6 +427,8 @@ struct CompileCache {
 const TRAILER_MAGIC: &[u8; 8] = b"tcache01";
 /// The checksum then the magic.
 const TRAILER_LEN: u64 = 16 + TRAILER_MAGIC.len() as u64;
+/// A remembered digest: the identity, the sample, the SHA-256, the magic.
+const DIGEST_RECORD_LEN: usize = IDENTITY_LEN + 16 + 32 + TRAILER_MAGIC.len();
 
 impl CompileCache {
     fn open(dir: PathBuf, engine: &wasmtime::Engine) -> Result<CompileCache> {
@@ -419,11 +459,22 @@ impl CompileCache {
                 return Err(error).with_context(|| format!("cannot open {}", path.display()));
             }
         };
-        let len = file
+        let meta = file
             .metadata()
-            .with_context(|| format!("cannot read {}", path.display()))?
-            .len();
-        verify(file, len).with_context(|| format!("{} is not intact", path.display()))?;
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let identity = Identity::of(&meta);
+        let checked = identity
+            .as_ref()
+            .is_some_and(|identity| self.was_checked(key, identity));
+        if !checked {
+            verify(file, meta.len())
+                .with_context(|| format!("{} is not intact", path.display()))?;
+            if let Some(identity) = &identity
+                && let Err(error) = self.record_checked(key, identity)
+            {
+                tracing::debug!("could not record a checked cache entry: {error:#}");
+            }
+        }
         // SAFETY: the entry holds what `precompile_component` produced for
         // this engine configuration (its checksum matched just now, and
         // wasmtime checks the configuration again); entries are replaced by
@@ -441,6 +492,68 @@ impl CompileCache {
             }
         };
         Ok(Some(component))
+    }
+
+    /// Where the identity of entry `key` is recorded once its checksum
+    /// matched: `checked/<key>`.
+    fn checked_path(&self, key: &str) -> PathBuf {
+        self.dir.join("checked").join(key)
+    }
+
+    /// Whether entry `key`, now `identity`, is the file whose checksum
+    /// matched before: no write has reached it since (see
+    /// [`CompileCache`] for why that is enough).
+    fn was_checked(&self, key: &str, identity: &Identity) -> bool {
+        let mut record = [0u8; IDENTITY_LEN + TRAILER_MAGIC.len()];
+        File::open(self.checked_path(key))
+            .and_then(|mut file| file.read_exact(&mut record))
+            .is_ok_and(|()| {
+                record[..IDENTITY_LEN] == identity.0 && record[IDENTITY_LEN..] == TRAILER_MAGIC[..]
+            })
+    }
+
+    fn record_checked(&self, key: &str, identity: &Identity) -> Result<()> {
+        let dir = self.dir.join("checked");
+        fs::create_dir_all(&dir)?;
+        let mut file = tempfile::NamedTempFile::new_in(&dir)?;
+        file.write_all(&identity.0)?;
+        file.write_all(TRAILER_MAGIC)?;
+        file.persist(self.checked_path(key))?;
+        Ok(())
+    }
+
+    /// Where the digest of the file version `identity` is remembered:
+    /// `digests/<XXH3-128 of the identity>`, holding the identity, the
+    /// sample, the SHA-256 and [`TRAILER_MAGIC`].
+    fn digest_path(&self, identity: &Identity) -> PathBuf {
+        self.dir
+            .join("digests")
+            .join(format!("{:032x}", xxh3_128(&identity.0)))
+    }
+
+    fn remembered_digest(&self, identity: &Identity, sample: u128) -> Option<[u8; 32]> {
+        let mut record = [0u8; DIGEST_RECORD_LEN];
+        let mut file = File::open(self.digest_path(identity)).ok()?;
+        file.read_exact(&mut record).ok()?;
+        let (id, rest) = record.split_at(IDENTITY_LEN);
+        let (kept_sample, rest) = rest.split_at(16);
+        let (sha256, magic) = rest.split_at(32);
+        (id == identity.0 && kept_sample == sample.to_le_bytes() && magic == TRAILER_MAGIC)
+            .then(|| sha256.try_into().ok())
+            .flatten()
+    }
+
+    fn remember_digest(&self, identity: &Identity, sample: u128, sha256: &[u8; 32]) -> Result<()> {
+        let path = self.digest_path(identity);
+        let dir = self.dir.join("digests");
+        fs::create_dir_all(&dir)?;
+        let mut file = tempfile::NamedTempFile::new_in(&dir)?;
+        file.write_all(&identity.0)?;
+        file.write_all(&sample.to_le_bytes())?;
+        file.write_all(sha256)?;
+        file.write_all(TRAILER_MAGIC)?;
+        file.persist(path)?;
+        Ok(())
     }
 
     fn store(&self, key: &str, payload: &[u8]) -> Result<()> {
@@ -536,7 +649,7 @@ mod tests {
         let wasm = empty_component();
         let sha = sha256(&wasm);
         let engine = Engine::new(Some(dir.path().to_path_buf()), Capacity::default()).unwrap();
-        engine.compile("empty", &wasm, &sha).unwrap();
+        compile(&engine, "empty", &wasm, &sha).unwrap();
         let entries: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(entries.len(), 1, "one cache entry written");
         let entry = entries[0].as_ref().unwrap().path();
@@ -553,10 +666,8 @@ mod tests {
         data[middle] ^= 0xff;
         fs::write(&entry, &data).unwrap();
         assert!(cache.load(engine.wasmtime(), &key).is_err());
-        Engine::new(Some(dir.path().to_path_buf()), Capacity::default())
-            .unwrap()
-            .compile("empty", &wasm, &sha)
-            .unwrap();
+        let again = Engine::new(Some(dir.path().to_path_buf()), Capacity::default()).unwrap();
+        compile(&again, "empty", &wasm, &sha).unwrap();
         assert!(cache.load(engine.wasmtime(), &key).unwrap().is_some());
 
         // A truncated entry too, and one cut just before its trailer.
@@ -571,17 +682,90 @@ mod tests {
         let wasm = empty_component();
         let sha = sha256(&wasm);
         let engine = Engine::new(None, Capacity::default()).unwrap();
-        engine.compile("a", &wasm, &sha).unwrap();
-        engine.compile("b", &wasm, &sha).unwrap();
+        compile(&engine, "a", &wasm, &sha).unwrap();
+        compile(&engine, "b", &wasm, &sha).unwrap();
         assert_eq!(engine.compiled.lock().unwrap().len(), 1);
 
         // A failure is remembered too, and named for each plugin.
         let bad = b"not wasm".to_vec();
         let bad_sha = sha256(&bad);
-        let first = engine.compile("c", &bad, &bad_sha).unwrap_err();
-        let second = engine.compile("d", &bad, &bad_sha).unwrap_err();
+        let first = compile(&engine, "c", &bad, &bad_sha).unwrap_err();
+        let second = compile(&engine, "d", &bad, &bad_sha).unwrap_err();
         assert!(format!("{first:#}").contains("plugin `c`"), "{first:#}");
         assert!(format!("{second:#}").contains("plugin `d`"), "{second:#}");
+    }
+
+    /// An entry whose checksum matched is not read through again while its identity stays; a
+    /// write to it changes its identity, and the next load checks it again.
+    #[cfg(unix)]
+    #[test]
+    fn a_checked_entry_is_checked_again_only_after_a_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let wasm = empty_component();
+        let sha = sha256(&wasm);
+        let engine = Engine::new(Some(dir.path().to_path_buf()), Capacity::default()).unwrap();
+        compile(&engine, "empty", &wasm, &sha).unwrap();
+        let cache = engine.cache.as_ref().unwrap();
+        let key = cache.key(&sha);
+        assert!(cache.load(engine.wasmtime(), &key).unwrap().is_some());
+        assert!(
+            !cache.checked_path(&key).exists(),
+            "a fresh entry is checked every time"
+        );
+        std::thread::sleep(super::super::component_file::SETTLED + Duration::from_millis(100));
+        assert!(cache.load(engine.wasmtime(), &key).unwrap().is_some());
+        assert!(
+            cache.checked_path(&key).exists(),
+            "a settled entry's check is recorded"
+        );
+        assert!(cache.load(engine.wasmtime(), &key).unwrap().is_some());
+
+        let entry = cache.path(&key);
+        let mut data = fs::read(&entry).unwrap();
+        let middle = (data.len() - TRAILER_LEN as usize) / 2;
+        data[middle] ^= 0xff;
+        fs::write(&entry, &data).unwrap();
+        assert!(
+            cache.load(engine.wasmtime(), &key).is_err(),
+            "a written entry is checked"
+        );
+    }
+
+    /// A remembered digest answers only for the same identity and sample.
+    #[test]
+    fn digests_are_remembered_by_identity_and_sample() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::new(Some(dir.path().to_path_buf()), Capacity::default()).unwrap();
+        let identity = Identity([7; IDENTITY_LEN]);
+        let sha = sha256(b"component");
+        assert_eq!(engine.remembered_digest(&identity, 1), None);
+        engine.remember_digest(&identity, 1, &sha);
+        assert_eq!(engine.remembered_digest(&identity, 1), Some(sha));
+        assert_eq!(
+            engine.remembered_digest(&identity, 2),
+            None,
+            "another sample"
+        );
+        let mut other = identity.clone();
+        other.0[0] = 8;
+        assert_eq!(
+            engine.remembered_digest(&other, 1),
+            None,
+            "another identity"
+        );
+        // A damaged record is no record.
+        let path = engine.cache.as_ref().unwrap().digest_path(&identity);
+        fs::write(&path, b"short").unwrap();
+        assert_eq!(engine.remembered_digest(&identity, 1), None);
+        // Without a cache nothing is remembered.
+        let uncached = Engine::new(None, Capacity::default()).unwrap();
+        uncached.remember_digest(&identity, 1, &sha);
+        assert_eq!(uncached.remembered_digest(&identity, 1), None);
+    }
+
+    fn compile(engine: &Engine, name: &str, bytes: &[u8], sha: &[u8; 32]) -> Result<Component> {
+        let mut wasm = Wasm::bytes(std::borrow::Cow::Owned(bytes.to_vec()));
+        engine.compile(name, &mut wasm, sha)
     }
 
     fn sha256(bytes: &[u8]) -> [u8; 32] {

@@ -40,6 +40,7 @@ use crate::config::{Limits, Mount, PluginConfig};
 use crate::limits::{GUEST_OUTPUT_LOG_BYTES, MAX_LISTED};
 use crate::runtime::call::{CallContext, CallError, Interruption};
 use crate::runtime::command;
+use crate::runtime::component_file::Wasm;
 use crate::runtime::contract::{Exports, tools as wit, v1, v2};
 use crate::runtime::engine::{Engine, TickGuard};
 use crate::runtime::host::{CallSetup, CallState, Imports};
@@ -89,8 +90,8 @@ enum Kind {
 pub struct PluginSetup<'a> {
     /// Its `[[plugin]]`: name, grants, config, limits and per-tool overrides.
     pub config: &'a PluginConfig,
-    /// The component's bytes.
-    pub wasm: std::borrow::Cow<'static, [u8]>,
+    /// The component's bytes, read only if needed.
+    pub wasm: Wasm,
     /// Their SHA-256, the compile cache's key.
     pub sha256: [u8; 32],
     /// The granted environment variables that are set, with their values.
@@ -99,10 +100,10 @@ pub struct PluginSetup<'a> {
 
 impl Plugin {
     /// Compiles and links the component and reads its tool descriptors.
-    pub fn load(engine: Arc<Engine>, imports: &Imports, setup: PluginSetup) -> Result<Plugin> {
+    pub fn load(engine: Arc<Engine>, imports: &Imports, mut setup: PluginSetup) -> Result<Plugin> {
         let config = setup.config;
         let name: Arc<str> = Arc::from(config.name.as_str());
-        let component = engine.compile(&name, &setup.wasm, &setup.sha256)?;
+        let component = engine.compile(&name, &mut setup.wasm, &setup.sha256)?;
         let instance_pre = imports
             .linker()
             .instantiate_pre(&component)
@@ -114,7 +115,7 @@ impl Plugin {
         } else if let Some(indices) = command::find(&instance_pre) {
             Kind::Command(indices)
         } else {
-            let found = plain::discover(engine.wasmtime(), &component, &setup.wasm);
+            let found = plain::discover(engine.wasmtime(), &component, setup.wasm.get()?);
             for r in &found.refused {
                 tracing::warn!(
                     plugin = &*name,

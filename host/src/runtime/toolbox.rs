@@ -19,6 +19,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, OnceLock};
 
@@ -26,13 +27,14 @@ use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
 use crate::config::{CONTRACT_CATEGORIES, Config, PluginConfig, PluginSource, unknown_category};
+use crate::runtime::builtin;
+use crate::runtime::component_file::{ComponentFile, Wasm};
 use crate::runtime::contract::v2::{PromptDescriptor, ResourceDescriptor, ResourceTemplate};
 use crate::runtime::engine::{Capacity, Engine};
 use crate::runtime::host::Imports;
 use crate::runtime::offerings::template_prefix;
 use crate::runtime::plugin::{Plugin, PluginSetup};
 use crate::runtime::spec::ToolSpec;
-use crate::runtime::{builtin, component_file};
 
 /// A tool and the plugin that runs it.
 #[derive(Clone)]
@@ -544,6 +546,28 @@ const SERVER_SECRETS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The component file at `path` and its SHA-256: remembered by the compile
+/// cache for this version of the file, so that the file is not read (see
+/// `component_file`), or else read and hashed now, and remembered.
+fn file_component(engine: &Engine, path: &Path, max_bytes: u64) -> Result<(Wasm, [u8; 32])> {
+    let mut file = ComponentFile::open(path, max_bytes)?;
+    let known = match file.identity().cloned() {
+        Some(identity) => Some((identity, file.sample()?)),
+        None => None,
+    };
+    if let Some((identity, sample)) = &known
+        && let Some(sha256) = engine.remembered_digest(identity, *sample)
+    {
+        return Ok((Wasm::unread(file, sha256), sha256));
+    }
+    let bytes = file.read()?;
+    let sha256: [u8; 32] = Sha256::digest(&bytes).into();
+    if let Some((identity, sample)) = &known {
+        engine.remember_digest(identity, *sample, &sha256);
+    }
+    Ok((Wasm::bytes(Cow::Owned(bytes)), sha256))
+}
+
 fn load_plugin(
     engine: &Arc<Engine>,
     imports: &Imports,
@@ -559,16 +583,12 @@ fn load_plugin(
                      install a release archive (docs/install.md) or build from the repository"
                 )
             })?;
-            (Cow::Borrowed(builtin.wasm), *builtin.sha256)
+            (Wasm::bytes(Cow::Borrowed(builtin.wasm)), *builtin.sha256)
         }
-        PluginSource::File(path) => {
-            let bytes = component_file::read(path, max_component_bytes)?;
-            let sha256 = Sha256::digest(&bytes).into();
-            (Cow::Owned(bytes), sha256)
-        }
+        PluginSource::File(path) => file_component(engine, path, max_component_bytes)?,
         PluginSource::Oci(source) => {
             let pulled = super::oci::component(source, max_component_bytes)?;
-            (Cow::Owned(pulled.bytes), pulled.sha256)
+            (Wasm::bytes(Cow::Owned(pulled.bytes)), pulled.sha256)
         }
     };
     let mut env = Vec::new();
@@ -609,4 +629,88 @@ fn load_plugin(
         "plugin loaded"
     );
     Ok(plugin)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::runtime::component_file;
+
+    /// The smallest valid component, and a different one of the same size.
+    const COMPONENT: &[u8] = &[0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00];
+    const OTHER: &[u8] = &[0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x01];
+
+    /// A warm start reads no component file: its digest is remembered for that version of the
+    /// file, and the compile cache answers. A rewrite of the same size with its modification time
+    /// put back is another version (its change time moved), and so is read; so is a file renamed
+    /// into place; a file that changes after its digest was taken is an error when its bytes are
+    /// needed. A file changed in the last two seconds is always read.
+    #[test]
+    fn a_component_file_is_read_only_when_its_version_is_new() {
+        let cache = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.wasm");
+        std::fs::write(&path, COMPONENT).unwrap();
+        let big = dir.path().join("big.wasm");
+        let mut bytes = vec![0u8; 512 * 1024];
+        std::fs::write(&big, &bytes).unwrap();
+        let sha: [u8; 32] = Sha256::digest(COMPONENT).into();
+        let engine = || Engine::new(Some(cache.path().to_path_buf()), Capacity::default()).unwrap();
+
+        // Just written: read every time.
+        for _ in 0..2 {
+            let (wasm, digest) = file_component(&engine(), &path, 1 << 20).unwrap();
+            assert!(wasm.was_read(), "a file changed just now is read");
+            assert_eq!(digest, sha);
+        }
+        std::thread::sleep(component_file::SETTLED + std::time::Duration::from_millis(100));
+
+        let first = engine();
+        let (mut wasm, digest) = file_component(&first, &path, 1 << 20).unwrap();
+        assert!(wasm.was_read(), "a new version is read");
+        assert_eq!(digest, sha);
+        first.compile("c", &mut wasm, &digest).unwrap();
+        let second = engine();
+        let (mut wasm, digest) = file_component(&second, &path, 1 << 20).unwrap();
+        assert!(!wasm.was_read(), "a known version is not read");
+        assert_eq!(digest, sha);
+        second.compile("c", &mut wasm, &digest).unwrap();
+        assert!(!wasm.was_read(), "the compile cache answered");
+
+        // A byte in the middle of a larger file, outside the sample, with the size and the
+        // modification time kept: only the change time tells.
+        let (wasm, _) = file_component(&engine(), &big, 1 << 20).unwrap();
+        assert!(wasm.was_read());
+        let (wasm, _) = file_component(&engine(), &big, 1 << 20).unwrap();
+        assert!(!wasm.was_read());
+        let modified = std::fs::metadata(&big).unwrap().modified().unwrap();
+        bytes[256 * 1024] = 1;
+        let file = std::fs::OpenOptions::new().write(true).open(&big).unwrap();
+        std::io::Write::write_all(&mut &file, &bytes).unwrap();
+        file.set_modified(modified).unwrap();
+        drop(file);
+        let (wasm, digest) = file_component(&engine(), &big, 1 << 20).unwrap();
+        assert!(
+            wasm.was_read(),
+            "a rewrite of the same size and time is read"
+        );
+        assert_eq!(digest, <[u8; 32]>::from(Sha256::digest(&bytes)));
+
+        // Known, then changed before its bytes were needed.
+        let (mut wasm, _) = file_component(&engine(), &path, 1 << 20).unwrap();
+        assert!(!wasm.was_read());
+        std::fs::write(&path, OTHER).unwrap();
+        let error = format!("{:#}", wasm.get().unwrap_err());
+        assert!(
+            error.contains("changed while the plugin was loading"),
+            "{error}"
+        );
+
+        // Other bytes moved in by a rename are another file, and read.
+        std::fs::write(dir.path().join("copy.wasm"), COMPONENT).unwrap();
+        std::fs::rename(dir.path().join("copy.wasm"), &path).unwrap();
+        let (wasm, digest) = file_component(&engine(), &path, 1 << 20).unwrap();
+        assert!(wasm.was_read(), "a renamed-in file is read");
+        assert_eq!(digest, sha);
+    }
 }
