@@ -476,9 +476,10 @@ impl CompileCache {
             }
         }
         // SAFETY: the entry holds what `precompile_component` produced for
-        // this engine configuration (its checksum matched just now, and
-        // wasmtime checks the configuration again); entries are replaced by
-        // rename, never rewritten, so the mapping stays as checked.
+        // this engine configuration (its checksum matched just now, or at an
+        // earlier load with no write to it since, and wasmtime checks the
+        // configuration again); entries are replaced by rename, never
+        // rewritten, so the mapping stays as checked.
         #[allow(unsafe_code)]
         let component = match unsafe { Component::deserialize_file(engine, &path) } {
             Ok(component) => component,
