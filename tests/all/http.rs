@@ -357,10 +357,8 @@ async fn progress_over_http() {
         })),
     )
     .await
-    .expect("the call is sent")
-    .text()
-    .await
-    .expect("the stream is read");
+    .expect("the call is sent");
+    let body = read_body("the streamed call's answer", body).await;
     // Three reports 1 ms apart: the first at once, the last before the result.
     let progress = body.matches("notifications/progress").count();
     assert_eq!(progress, 2, "{body}");
@@ -404,6 +402,12 @@ async fn raw_post(
         .expect("the request is sent")
 }
 
+/// The whole body of `response`, read within [`TIMEOUT`]: an SSE stream's
+/// keep-alive comments would keep a plain read waiting for ever.
+async fn read_body(what: &str, response: reqwest::Response) -> String {
+    within(what, response.text()).await.expect("read the body")
+}
+
 /// Sets the session's log level to `warning` (ids 2 and 3), then calls the `log` tool, which
 /// logs `name` at warning and a debug line, and checks the call's answer.
 async fn log_at_warning(client: &reqwest::Client, server: &HttpServer, session: &str, name: &str) {
@@ -415,17 +419,20 @@ async fn log_at_warning(client: &reqwest::Client, server: &HttpServer, session: 
     )
     .await;
     assert!(set.status().is_success());
-    let body = raw_post(
+    // The status comes before the answer: a call sent before the answer is
+    // read may run before the level is set (the server runs requests side by
+    // side), and then it logs nothing.
+    let answer = read_body("the answer to logging/setLevel", set).await;
+    assert!(answer.contains(r#""result""#), "{answer}");
+    let call = raw_post(
         client,
         server,
         session,
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                "params": {"name": "log", "arguments": {"name": name}}}),
     )
-    .await
-    .text()
-    .await
-    .expect("read the response stream");
+    .await;
+    let body = read_body("the answer to the log call", call).await;
     assert!(body.contains("logged"), "{body}");
 }
 
@@ -463,14 +470,16 @@ async fn logging_reaches_the_get_stream(config: &std::path::Path) {
     .expect("GET is sent");
     assert!(stream.status().is_success(), "{}", stream.status());
     log_at_warning(&client, &server, &session, "over http").await;
-    let mut events = String::new();
-    while !events.contains("over http") {
-        let chunk = within("a log message on the GET stream", stream.chunk())
-            .await
-            .expect("read the GET stream")
-            .expect("the GET stream stays open");
-        events.push_str(&String::from_utf8_lossy(&chunk));
-    }
+    let events = within("a log message on the GET stream", async {
+        let mut events = String::new();
+        while !events.contains("over http") {
+            let chunk = stream.chunk().await.expect("read the GET stream");
+            let chunk = chunk.expect("the GET stream stays open");
+            events.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        events
+    })
+    .await;
     assert!(events.contains("notifications/message"), "{events}");
     assert!(events.contains(r#""level":"warning""#), "{events}");
     assert!(!events.contains("a debug line"), "{events}");
@@ -613,8 +622,13 @@ impl Events {
         }
     }
 
-    /// The next event; `None` when the stream ends.
+    /// The next event; `None` when the stream ends. Fails the test after
+    /// [`TIMEOUT`] with no event, however many keep-alive comments came.
     async fn next(&mut self) -> Option<Event> {
+        within("an SSE event", self.next_unbounded()).await
+    }
+
+    async fn next_unbounded(&mut self) -> Option<Event> {
         loop {
             while let Some(at) = self.buffer.find("\n\n") {
                 let block: String = self.buffer.drain(..at + 2).collect();
@@ -638,9 +652,7 @@ impl Events {
                     });
                 }
             }
-            let chunk = within("an SSE event", self.response.chunk())
-                .await
-                .expect("read the stream")?;
+            let chunk = self.response.chunk().await.expect("read the stream")?;
             self.buffer.push_str(&String::from_utf8_lossy(&chunk));
         }
     }
@@ -1048,7 +1060,11 @@ async fn sessions_past_the_cap_get_503_with_retry_after() {
     assert_eq!(refused.status(), 503);
     assert_eq!(refused.headers()["retry-after"], "30");
     assert!(refused.headers().get("mcp-session-id").is_none());
-    assert!(refused.text().await.unwrap().contains("--max-sessions"));
+    assert!(
+        read_body("the refusal", refused)
+            .await
+            .contains("--max-sessions")
+    );
     // Sessionless 2026-07-28 requests are not counted.
     let stateless = stateless_progress_call(&reqwest::Client::new(), &server.url, 1).await;
     assert_eq!(stateless.status(), 200);
@@ -1233,10 +1249,8 @@ async fn the_replay_budget_drops_the_oldest_ended_streams_first() {
             json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                    "params": {"name": "read_file", "arguments": {"path": "big.txt"}}}),
         )
-        .await
-        .text()
-        .await
-        .expect("the result is read");
+        .await;
+        let body = read_body("the read_file result", body).await;
         assert!(body.contains("aaaa"), "the file was read");
     }
     wait_for_log(&server, "the budget to drop a stream", |log| {
