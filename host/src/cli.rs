@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use toolcell::builtins::BUILTINS;
 use toolcell::config::{self, Choice, Config, MountArg, MountPolicy};
+use toolcell::runtime::cache;
 use toolcell::runtime::engine::{self, Engine};
 use toolcell::runtime::toolbox::{self, Toolbox};
 
@@ -159,11 +160,11 @@ pub fn new_engine(common: &Common, config: &Config) -> Result<Arc<Engine>> {
     let cache_dir = if common.no_cache {
         None
     } else {
-        common.cache_dir.clone().or_else(engine::default_cache_dir)
+        common.cache_dir.clone().or_else(cache::default_cache_dir)
     };
     // Plugins from registries are cached under the same directory, even with --no-cache (which
     // is about compiled code).
-    if let Some(dir) = common.cache_dir.clone().or_else(engine::default_cache_dir) {
+    if let Some(dir) = common.cache_dir.clone().or_else(cache::default_cache_dir) {
         toolcell::runtime::oci::set_cache_dir(dir);
     }
     let descriptors = engine::raise_descriptor_limit();

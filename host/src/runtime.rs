@@ -13,11 +13,12 @@
 //!   components from OCI registries, pulled at load into a cache.
 //! - [`plain`]: a plain component's exported functions as tools;
 //!   [`command`]: a WASI command as one tool.
-//! - [`sandbox`]: a call's WASI context; [`engine`]: the wasmtime engine,
-//!   epoch ticker and compile cache; [`contract`]: the WIT bindings;
+//! - [`sandbox`]: a call's WASI context; [`engine`]: the wasmtime engine and
+//!   epoch ticker; [`cache`]: the compile cache on disk; [`contract`]: the WIT bindings;
 //!   [`builtin`]: the first-party plugins embedded in the binary.
 
 pub mod builtin;
+pub mod cache;
 pub mod call;
 pub mod command;
 pub mod component_file;

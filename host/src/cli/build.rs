@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 use toolcell::authoring::{self, Project};
-use toolcell::runtime::engine;
+use toolcell::runtime::cache;
 
 #[derive(Args)]
 pub struct BuildArgs {
@@ -26,7 +26,7 @@ pub fn run(args: &BuildArgs) -> Result<ExitCode> {
     let cache = args
         .cache_dir
         .clone()
-        .or_else(engine::default_cache_dir)
+        .or_else(cache::default_cache_dir)
         .context("no cache directory: set TOOLCELL_CACHE_DIR or pass --cache-dir")?;
     let component = authoring::build::build(&project, &cache)?;
     println!("{}", component.display());

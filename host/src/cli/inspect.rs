@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Args;
 use toolcell::authoring;
-use toolcell::runtime::engine;
+use toolcell::runtime::cache;
 
 use super::EXIT_FAILED;
 
@@ -30,7 +30,7 @@ pub fn run(args: &InspectArgs) -> Result<ExitCode> {
     let cache_dir = if args.no_cache {
         None
     } else {
-        args.cache_dir.clone().or_else(engine::default_cache_dir)
+        args.cache_dir.clone().or_else(cache::default_cache_dir)
     };
     let (report, loadable) = authoring::inspect::inspect(&args.file, cache_dir)?;
     print!("{report}");

@@ -19,7 +19,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::config::{OciReference, OciSource};
 use crate::limits::OCI_MAX_MANIFEST_BYTES;
-use crate::runtime::engine;
+use crate::runtime::cache;
 
 mod auth;
 mod cosign;
@@ -49,7 +49,7 @@ pub struct Pulled {
 static CACHE_DIR: OnceLock<PathBuf> = OnceLock::new();
 
 /// Sets the cache directory pulled artifacts go under (its `oci` folder), once per process;
-/// without it, [`engine::default_cache_dir`].
+/// without it, [`cache::default_cache_dir`].
 pub fn set_cache_dir(dir: PathBuf) {
     let _ = CACHE_DIR.set(dir);
 }
@@ -58,7 +58,7 @@ fn store(cache_dir: Option<&Path>) -> Result<Store> {
     let base = cache_dir
         .map(Path::to_path_buf)
         .or_else(|| CACHE_DIR.get().cloned())
-        .or_else(engine::default_cache_dir)
+        .or_else(cache::default_cache_dir)
         .context(
             "there is no cache directory for plugins from registries: set TOOLCELL_CACHE_DIR or \
              pass --cache-dir",
