@@ -191,6 +191,16 @@ caps! {
     OCI_READ_TIMEOUT: Duration = Duration::from_secs(30);
     /// The most redirects followed for one blob.
     OCI_MAX_REDIRECTS: usize = 5;
+
+    /// How long a compiled component may go unused before the compile cache
+    /// removes it.
+    CACHE_KEEP_UNUSED: Duration = Duration::from_secs(30 * 24 * 3600);
+    /// What the compile cache's entries may add up to, in MiB; past it, the
+    /// least recently used go (never one used in the last day).
+    CACHE_MAX_MB: u64 = 2048;
+    /// The most remembered component-file digests the cache keeps; past it,
+    /// the oldest go.
+    CACHE_MAX_DIGESTS: usize = 1024;
 }
 
 // A call always keeps handles of its own after the lookups take theirs.

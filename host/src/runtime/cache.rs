@@ -9,12 +9,14 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result};
 use wasmtime::component::Component;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
 use super::component_file::{IDENTITY_LEN, Identity};
+use crate::limits::{CACHE_KEEP_UNUSED, CACHE_MAX_DIGESTS, CACHE_MAX_MB};
 
 /// Compiled components on disk.
 ///
@@ -64,10 +66,33 @@ impl CompileCache {
         let mut hasher = DefaultHasher::new();
         engine.precompile_compatibility_hash().hash(&mut hasher);
         env!("CARGO_PKG_VERSION").hash(&mut hasher);
-        Ok(CompileCache {
+        let cache = CompileCache {
             dir,
             engine_hash: format!("{:016x}", hasher.finish()),
-        })
+        };
+        cache.sweep_when_due();
+        Ok(cache)
+    }
+
+    /// Starts a [`sweep`] on a thread of its own if none has started in the
+    /// last [`SWEEP_EVERY`] (the `swept` file's modification time says when
+    /// one did), so a start-up pays one `stat` for it.
+    fn sweep_when_due(&self) {
+        let marker = self.dir.join("swept");
+        let due = fs::metadata(&marker)
+            .and_then(|meta| meta.modified())
+            .map_or(true, |at| age(at, SystemTime::now()) >= SWEEP_EVERY);
+        // Written first, so that servers starting together sweep once.
+        if !due || fs::write(&marker, b"").is_err() {
+            return;
+        }
+        let dir = self.dir.clone();
+        let spawned = std::thread::Builder::new()
+            .name("toolcell-cache-sweep".into())
+            .spawn(move || sweep(&dir, &Bounds::default(), SystemTime::now()));
+        if let Err(error) = spawned {
+            tracing::debug!("cannot start the compile cache's sweep: {error}");
+        }
     }
 
     pub(super) fn key(&self, sha256: &[u8; 32]) -> String {
@@ -181,6 +206,125 @@ impl CompileCache {
         file.persist(self.path(key))?;
         Ok(())
     }
+}
+
+/// How often the cache is swept.
+const SWEEP_EVERY: Duration = Duration::from_secs(24 * 3600);
+
+/// An entry used this recently is never removed to make room.
+const RECENT: Duration = Duration::from_secs(24 * 3600);
+
+/// What a sweep keeps the cache within.
+struct Bounds {
+    keep_unused: Duration,
+    max_bytes: u64,
+    max_digests: usize,
+}
+
+impl Default for Bounds {
+    fn default() -> Bounds {
+        Bounds {
+            keep_unused: CACHE_KEEP_UNUSED,
+            max_bytes: CACHE_MAX_MB.saturating_mul(1024 * 1024),
+            max_digests: CACHE_MAX_DIGESTS,
+        }
+    }
+}
+
+/// Brings the cache in `dir` within `bounds`: entries unused for
+/// `keep_unused` go, then the least recently used while the rest add up to
+/// more than `max_bytes` (never one used within [`RECENT`]); a removed
+/// entry's `checked/` record goes with it, as does any record whose entry is
+/// gone; the oldest remembered digests past `max_digests` go; temporary
+/// files a crash left behind go after a day. An entry is last used when it
+/// was last read or mapped (its access time), or else written. Every failure
+/// is skipped: an entry that cannot be removed (mapped on Windows) stays
+/// until a later sweep. A server that loses an entry this way compiles it
+/// again; nothing else depends on one.
+fn sweep(dir: &Path, bounds: &Bounds, now: SystemTime) {
+    let mut entries: Vec<(SystemTime, u64, PathBuf)> = files(dir)
+        .filter(|(path, _)| path.extension().is_some_and(|ext| ext == "cwasm"))
+        .map(|(path, meta)| (last_used(&meta), meta.len(), path))
+        .collect();
+    entries.sort();
+    let mut total: u64 = entries.iter().map(|(_, len, _)| len).sum();
+    let (mut removed, mut freed) = (0usize, 0u64);
+    for (used, len, path) in &entries {
+        let unused = age(*used, now);
+        if unused < bounds.keep_unused && (total <= bounds.max_bytes || unused < RECENT) {
+            continue;
+        }
+        if fs::remove_file(path).is_ok() {
+            total -= len;
+            removed += 1;
+            freed += len;
+        }
+    }
+    let checked = dir.join("checked");
+    for (path, _) in files(&checked) {
+        let Some(key) = path.file_name().and_then(|name| name.to_str()) else {
+            continue;
+        };
+        if !key.starts_with(".tmp") && !dir.join(format!("{key}.cwasm")).exists() {
+            let _ = fs::remove_file(&path);
+        }
+    }
+    let mut digests: Vec<(SystemTime, PathBuf)> = files(&dir.join("digests"))
+        .map(|(path, meta)| (meta.modified().unwrap_or(SystemTime::UNIX_EPOCH), path))
+        .collect();
+    if digests.len() > bounds.max_digests {
+        digests.sort();
+        let excess = digests.len() - bounds.max_digests;
+        for (_, path) in &digests[..excess] {
+            let _ = fs::remove_file(path);
+        }
+    }
+    for folder in [dir.to_path_buf(), checked, dir.join("digests")] {
+        for (path, meta) in files(&folder) {
+            let temporary = path
+                .file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.starts_with(".tmp"));
+            let written = meta.modified().unwrap_or(now);
+            if temporary && age(written, now) >= RECENT {
+                let _ = fs::remove_file(&path);
+            }
+        }
+    }
+    if removed > 0 {
+        tracing::info!(
+            dir = %dir.display(),
+            "compile cache: removed {removed} compiled components ({} MiB) unused for {} days \
+             or past the cache's {} MiB",
+            freed / (1024 * 1024),
+            bounds.keep_unused.as_secs() / 86_400,
+            bounds.max_bytes / (1024 * 1024),
+        );
+    }
+}
+
+/// The regular files directly in `dir`, with their metadata (none if `dir`
+/// cannot be read).
+fn files(dir: &Path) -> impl Iterator<Item = (PathBuf, fs::Metadata)> {
+    fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let meta = entry.metadata().ok()?;
+            meta.is_file().then(|| (entry.path(), meta))
+        })
+}
+
+/// When an entry was last read or mapped, or else written.
+fn last_used(meta: &fs::Metadata) -> SystemTime {
+    let written = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+    meta.accessed().map_or(written, |read| read.max(written))
+}
+
+/// How long before `now` `then` was; zero if it is later.
+fn age(then: SystemTime, now: SystemTime) -> Duration {
+    now.duration_since(then).unwrap_or_default()
 }
 
 /// Writes `parts` then [`TRAILER_MAGIC`] as the record at `path`, through a
@@ -302,9 +446,11 @@ mod tests {
         let sha = sha256(&wasm);
         let (engine, cache) = engine_and_cache(dir.path());
         compile(&engine, "empty", &wasm, &sha).unwrap();
-        let entries: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        let entries: Vec<_> = files(dir.path())
+            .filter(|(path, _)| path.extension().is_some_and(|ext| ext == "cwasm"))
+            .collect();
         assert_eq!(entries.len(), 1, "one cache entry written");
-        let entry = entries[0].as_ref().unwrap().path();
+        let entry = entries[0].0.clone();
 
         // A second engine finds the entry.
         let key = cache.key(&sha);
@@ -395,5 +541,97 @@ mod tests {
         let uncached = Engine::new(None, Capacity::default()).unwrap();
         uncached.remember_digest(&identity, 1, &sha);
         assert_eq!(uncached.remembered_digest(&identity, 1), None);
+    }
+
+    /// Writes `len` bytes at `dir/name`, last read and written `days_ago`.
+    fn aged(dir: &Path, name: &str, len: usize, days_ago: u64) -> PathBuf {
+        let path = dir.join(name);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, vec![0u8; len]).unwrap();
+        let at = SystemTime::now() - Duration::from_secs(days_ago * 86_400 + 60);
+        let times = fs::FileTimes::new().set_accessed(at).set_modified(at);
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_times(times)
+            .unwrap();
+        path
+    }
+
+    #[test]
+    fn a_sweep_removes_unused_entries_then_the_least_recently_used_past_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let bounds = Bounds {
+            keep_unused: Duration::from_secs(30 * 86_400),
+            max_bytes: 2500,
+            max_digests: 2,
+        };
+        let stale = aged(dir, "stale.cwasm", 10, 31);
+        let stale_checked = aged(dir, "checked/stale", 10, 31);
+        // 4,000 bytes in use: the two least recently used go to bring them
+        // under 2,500.
+        let old = aged(dir, "old.cwasm", 1000, 5);
+        let older = aged(dir, "older.cwasm", 1000, 6);
+        let recent = aged(dir, "recent.cwasm", 1000, 2);
+        let today = aged(dir, "today.cwasm", 1000, 0);
+        let kept_checked = aged(dir, "checked/today", 10, 0);
+        let orphan = aged(dir, "checked/gone", 10, 0);
+        let digests: Vec<PathBuf> = (0..4)
+            .map(|n| aged(dir, &format!("digests/{n}"), 10, 10 - n))
+            .collect();
+        let crashed = aged(dir, ".tmpAbc", 10, 2);
+        let writing = aged(dir, "checked/.tmpDef", 10, 0);
+        let other = aged(dir, "oci/blob", 10, 365);
+
+        sweep(dir, &bounds, SystemTime::now());
+
+        let exists = |path: &PathBuf| path.exists();
+        assert!(
+            !exists(&stale) && !exists(&stale_checked),
+            "unused for 31 days"
+        );
+        assert!(
+            !exists(&older) && !exists(&old),
+            "the least recently used past the cap"
+        );
+        assert!(exists(&recent), "within the cap once the older two went");
+        assert!(exists(&today) && exists(&kept_checked));
+        assert!(!exists(&orphan), "a record whose entry is gone");
+        let kept: Vec<bool> = digests.iter().map(exists).collect();
+        assert_eq!(kept, [false, false, true, true], "the newest two digests");
+        assert!(
+            !exists(&crashed) && exists(&writing),
+            "temporary files a day old"
+        );
+        assert!(exists(&other), "nothing outside the cache's own files");
+
+        // Past the cap with nothing but entries used today: all stay.
+        let busy = Bounds {
+            max_bytes: 10,
+            ..bounds
+        };
+        sweep(dir, &busy, SystemTime::now());
+        assert!(exists(&today));
+    }
+
+    #[test]
+    fn a_sweep_starts_at_most_once_a_day() {
+        let dir = tempfile::tempdir().unwrap();
+        let stale = aged(dir.path(), "stale.cwasm", 10, 400);
+        let (_engine, cache) = engine_and_cache(dir.path());
+        let marker = dir.path().join("swept");
+        assert!(marker.exists(), "the first open sweeps");
+        // The sweep runs on its own thread.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while stale.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!stale.exists(), "swept");
+        let again = aged(dir.path(), "again.cwasm", 10, 400);
+        cache.sweep_when_due();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(again.exists(), "no second sweep within a day");
     }
 }
