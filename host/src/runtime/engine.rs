@@ -4,7 +4,7 @@
 //! `Ticker` while they run, which advances the engine's epoch so that a
 //! store's epoch callback can stop a guest that overran its deadline or was
 //! cancelled; soon after the last call ends, the ticker thread sleeps. It
-//! compiles through the [`CompileCache`] (in [`super::cache`]), so a restart
+//! compiles through the compile cache ([`super::cache`]), so a restart
 //! does not recompile anything. Within one process, a component is compiled
 //! (or loaded) once however many plugins use the same bytes.
 
