@@ -150,18 +150,29 @@ pub const TEMP_MARKER: &str = ".toolcell-tmp-";
 /// The longest file name most filesystems take, in bytes.
 const MAX_NAME_BYTES: usize = 255;
 
+/// How many temporary names a target has: how many writes to one file may
+/// be under way at once.
+const TEMP_SLOTS: u64 = 8;
+
+/// A temporary file not written for this long belongs to a write that was
+/// stopped (a call ended by its time or memory limit cannot remove its
+/// own), and the next write to the same target removes it.
+pub const STALE_TEMP: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// A file written under a temporary name beside its target and moved
 /// into place only once complete, so that no reader ever sees half of
 /// it.
 ///
-/// [`AtomicFile::create`] makes `.<name>.toolcell-tmp-<random>` in the
+/// [`AtomicFile::create`] makes `.<name>.toolcell-tmp-<slot>` in the
 /// target's directory; [`AtomicFile::commit`] syncs it and renames it
 /// over the target, or, when the target must not be replaced, hard-links
 /// it there, which fails if the target exists, so the check cannot race
 /// another writer. (Where hard links are unsupported, it checks, then
 /// renames.) Dropping an uncommitted file removes it; a call stopped by a
-/// trap cannot, and may leave the temporary file behind, but never a
-/// half-written target.
+/// trap or a limit cannot, and leaves the temporary file behind, never a
+/// half-written target: the target's next write removes it once it is
+/// [`STALE_TEMP`] old. A target has eight temporary names (`TEMP_SLOTS`), so
+/// finding them takes a few `stat`s, not a directory listing.
 pub struct AtomicFile {
     path: PathBuf,
     target: PathBuf,
@@ -170,18 +181,30 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
-    /// Creates an empty temporary file beside `target`.
+    /// Creates an empty temporary file beside `target`, first removing
+    /// the target's temporary files that are [`STALE_TEMP`] old.
     pub fn create(target: &Path) -> std::io::Result<AtomicFile> {
-        use std::hash::{BuildHasher, RandomState};
         use std::io::{Error, ErrorKind};
         let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
             return Err(Error::new(ErrorKind::InvalidInput, "not a file path"));
         };
         let name = name.to_string_lossy();
-        let state = RandomState::new();
-        let mut attempt = 0u32;
-        loop {
-            let path = dir.join(temp_name(&name, state.hash_one(attempt)));
+        let now = std::time::SystemTime::now();
+        for slot in 0..TEMP_SLOTS {
+            let path = dir.join(temp_name(&name, slot));
+            let stale = std::fs::symlink_metadata(&path)
+                .and_then(|meta| meta.modified())
+                .is_ok_and(|written| {
+                    now.duration_since(written)
+                        .is_ok_and(|age| age >= STALE_TEMP)
+                });
+            if stale {
+                // Best effort: a slot that stays taken is skipped below.
+                let _ = std::fs::remove_file(&path);
+            }
+        }
+        for slot in 0..TEMP_SLOTS {
+            let path = dir.join(temp_name(&name, slot));
             let created = std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
@@ -195,12 +218,18 @@ impl AtomicFile {
                         committed: false,
                     });
                 }
-                Err(e) if e.kind() == ErrorKind::AlreadyExists && attempt < 8 => {
-                    attempt += 1;
-                }
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
                 Err(e) => return Err(e),
             }
         }
+        Err(Error::new(
+            ErrorKind::AlreadyExists,
+            format!(
+                "{TEMP_SLOTS} other writes to {name} are under way or were stopped in the last \
+                 {} minutes (their `.{name}{TEMP_MARKER}*` files): try again later",
+                STALE_TEMP.as_secs() / 60
+            ),
+        ))
     }
 
     /// Appends `bytes`.
@@ -248,10 +277,10 @@ impl Drop for AtomicFile {
     }
 }
 
-/// The temporary name for a target called `name`, shortened (at a
+/// The temporary name `slot` for a target called `name`, shortened (at a
 /// character boundary) to keep the whole within [`MAX_NAME_BYTES`].
-fn temp_name(name: &str, random: u64) -> String {
-    let suffix = format!("{TEMP_MARKER}{random:016x}");
+fn temp_name(name: &str, slot: u64) -> String {
+    let suffix = format!("{TEMP_MARKER}{slot:016x}");
     let room = MAX_NAME_BYTES - 1 - suffix.len();
     let mut end = name.len().min(room);
     while !name.is_char_boundary(end) {
@@ -392,6 +421,45 @@ mod tests {
         assert_eq!(names(&dir).len(), 1);
         drop(file);
         assert!(names(&dir).is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn stale_temporary_files_of_the_target_go_and_fresh_ones_stay() {
+        let dir = scratch("stale");
+        let target = dir.join("t.txt");
+        let aged = |slot: u64, secs: u64| {
+            let path = dir.join(temp_name("t.txt", slot));
+            std::fs::write(&path, b"stopped write").unwrap();
+            let at = std::time::SystemTime::now() - std::time::Duration::from_secs(secs);
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(at)
+                .unwrap();
+            path
+        };
+        let stale = aged(0, STALE_TEMP.as_secs() + 60);
+        let fresh = aged(1, 5);
+        let other = dir.join(temp_name("other.txt", 0));
+        std::fs::write(&other, b"another target's").unwrap();
+        let mut file = AtomicFile::create(&target).unwrap();
+        assert_eq!(file.path, stale, "the stale slot is taken again");
+        assert!(fresh.exists(), "a write under way keeps its file");
+        file.write_all(b"new").unwrap();
+        file.commit(true).unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert!(other.exists(), "only the target's own temporary files");
+
+        // Every slot taken by writes under way: refused, saying why.
+        let held: Vec<AtomicFile> = (0..TEMP_SLOTS - 1)
+            .map(|_| AtomicFile::create(&target).unwrap())
+            .collect();
+        let refused = AtomicFile::create(&target).err().unwrap();
+        assert_eq!(refused.kind(), std::io::ErrorKind::AlreadyExists);
+        assert!(refused.to_string().contains("try again later"), "{refused}");
+        drop(held);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -1032,7 +1032,48 @@ limits = { timeout_ms = 100 }
     // The server still serves, and reads the old bytes.
     let read_back = server.call("read_file", json!({"path": "dest.bin"})).await;
     assert_eq!(read_back.ok_text(), "old bytes\n");
+
+    // The next write to the same file removes what stopped writes left once it is ten
+    // minutes old (the copy's, and one planted in another slot), but not a recent one,
+    // which may belong to a write under way.
+    let stale = fixture.write("data/.dest.bin.toolcell-tmp-0000000000000005", "stopped");
+    let recent = fixture.write("data/.dest.bin.toolcell-tmp-0000000000000006", "running");
+    let eleven_minutes_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(660);
+    for name in extra
+        .iter()
+        .map(|name| fixture.path(&format!("data/{name}")))
+    {
+        set_modified(&name, eleven_minutes_ago);
+    }
+    set_modified(&stale, eleven_minutes_ago);
+    let written = server
+        .call(
+            "write_file",
+            json!({"path": "dest.bin", "content": "new bytes\n", "overwrite": true}),
+        )
+        .await;
+    written.ok_text();
+    assert_eq!(read(&destination), b"new bytes\n");
+    assert_eq!(
+        names(&fixture.path("data")),
+        [
+            ".dest.bin.toolcell-tmp-0000000000000006",
+            "big.bin",
+            "dest.bin"
+        ],
+        "only the recent temporary file is left"
+    );
+    assert!(recent.exists());
     server.stop().await;
+}
+
+/// Sets the modification time of the file at `path`.
+fn set_modified(path: &std::path::Path, at: std::time::SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .and_then(|file| file.set_modified(at))
+        .unwrap_or_else(|e| panic!("set the time of {}: {e}", path.display()));
 }
 
 #[tokio::test]
