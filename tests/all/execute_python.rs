@@ -41,13 +41,15 @@ const MAX_OUTPUT: usize = 65536;
 
 /// The fixture: `data/` (the corpus's data files, mounted read-only, the first mount and so the
 /// working directory), `out/` (mounted read-write), and outside every mount `secret.txt`,
-/// `data-evil/secret` (a sibling sharing `data`'s prefix) and `data/link-out -> ../secret.txt`.
+/// `data-evil/secret` and `data-evil/evil.py` (a sibling sharing `data`'s prefix) and
+/// `data/link-out -> ../secret.txt`.
 fn sandbox() -> Fixture {
     let fixture = Fixture::new();
     copy_dir(&corpus_dir().join("data"), &fixture.mkdir("data"));
     fixture.mkdir("out");
     fixture.write("secret.txt", "top secret\n");
     fixture.write("data-evil/secret", "evil secret\n");
+    fixture.write("data-evil/evil.py", "print('imported from outside the mounts')\n");
     fixture.symlink("../secret.txt", "data/link-out");
     fixture.config(&format!(
         r#"
@@ -188,6 +190,15 @@ async fn python_files_stay_inside_the_mounts() {
             "{what} ({path}) was not refused: {text}"
         );
         assert!(!text.contains("secret"), "{what} leaked: {text}");
+    }
+    // Nor can a module be imported from outside them, whatever `sys.path` says.
+    for folder in ["..", "../data-evil", &fixture.arg("data-evil"), "/"] {
+        let code = format!(
+            "import sys\nsys.path.insert(0, {folder:?})\ntry:\n    import evil\nexcept \
+             ModuleNotFoundError as e:\n    print('refused', e.name)\n"
+        );
+        let result = run(&server, &code).await;
+        assert_eq!(result.ok_text(), "refused evil\n", "importing from {folder}");
     }
     // Inside: the working directory is the first mount, and files there read.
     let inside = run(

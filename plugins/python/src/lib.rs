@@ -32,7 +32,9 @@ fn tools() -> Vec<Tool> {
                  between calls, so put everything a run needs in its `code`. `stdin` is what \
                  the code reads from `sys.stdin` / `input()`. The code can read files under \
                  the granted folders at their host paths (and write them where the folder is \
-                 granted read-write); the working directory is the first granted folder. There \
+                 granted read-write); the working directory is the first granted folder, and \
+                 `import` finds `.py` modules and packages there (and in folders the code adds \
+                 to `sys.path`). There \
                  is no network, no subprocess (`subprocess`, `os.system`), no native \
                  extensions (`ctypes`, C modules, pip) and no threads. An uncaught exception \
                  is an error result with the output so far and the traceback. Output past the \

@@ -143,7 +143,59 @@ class _Refused:
         )
 
 
+class _Files:
+    """Imports the code's own modules: `name.py` or a folder `name/` with an
+    `__init__.py`, from the folders on `sys.path` ('' is the working
+    directory, the first mount, as for `python -c`), and a package's
+    submodules from its folder. Last on `sys.meta_path`, after the frozen
+    standard library, so that a run pays for it only when it imports a module
+    of its own, and a file cannot shadow a standard module. Files are read
+    through the sandbox like any other."""
+
+    @staticmethod
+    def _is_file(path):
+        try:
+            return posix.stat(path).st_mode & 0o170000 == 0o100000
+        except (OSError, ValueError):
+            return False
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        tail = name.rpartition(".")[2]
+        for folder in sys.path if path is None else path:
+            if not isinstance(folder, str):
+                continue
+            if not folder.startswith("/"):
+                # Absolute, as CPython makes them (`__file__`, `__path__`).
+                folder = f"{posix.getcwd()}/{folder}" if folder else posix.getcwd()
+            base = f"{folder.rstrip('/')}/{tail}"
+            for origin, package in ((base + "/__init__.py", True), (base + ".py", False)):
+                if cls._is_file(origin):
+                    spec = _ModuleSpec(name, cls, origin=origin, is_package=package)
+                    if package:
+                        spec.submodule_search_locations.append(base)
+                    return spec
+        return None
+
+    @staticmethod
+    def create_module(spec):
+        return None
+
+    @staticmethod
+    def exec_module(module):
+        # `__file__` here: the frozen importlib cannot compute the `__cached__`
+        # that a spec with a location would ask it for.
+        origin = module.__file__ = module.__spec__.origin
+        with _io.open(origin, "rb") as file:
+            source = file.read()
+        exec(compile(source, origin, "exec", dont_inherit=True), module.__dict__)
+
+
+from _frozen_importlib import ModuleSpec as _ModuleSpec
+
+sys.path.insert(0, "")
 sys.meta_path.insert(0, _Refused)
+sys.meta_path.append(_Files)
 for _name in _Refused._why:
     sys.modules.pop(_name, None)
-del _name, _no_process, _Capture, _Refused
+del _name, _no_process, _Capture, _Refused, _Files
