@@ -201,6 +201,10 @@ caps! {
     /// The most remembered component-file digests the cache keeps; past it,
     /// the oldest go.
     CACHE_MAX_DIGESTS: usize = 1024;
+    /// What the pull cache's blobs (plugins from registries) may add up to,
+    /// in MiB; past it, the least recently used go (never one used in the
+    /// last day).
+    OCI_CACHE_MAX_MB: u64 = 2048;
 }
 
 // A call always keeps handles of its own after the lookups take theirs.

@@ -49,7 +49,10 @@ fn sandbox() -> Fixture {
     fixture.mkdir("out");
     fixture.write("secret.txt", "top secret\n");
     fixture.write("data-evil/secret", "evil secret\n");
-    fixture.write("data-evil/evil.py", "print('imported from outside the mounts')\n");
+    fixture.write(
+        "data-evil/evil.py",
+        "print('imported from outside the mounts')\n",
+    );
     fixture.symlink("../secret.txt", "data/link-out");
     fixture.config(&format!(
         r#"
@@ -198,7 +201,11 @@ async fn python_files_stay_inside_the_mounts() {
              ModuleNotFoundError as e:\n    print('refused', e.name)\n"
         );
         let result = run(&server, &code).await;
-        assert_eq!(result.ok_text(), "refused evil\n", "importing from {folder}");
+        assert_eq!(
+            result.ok_text(),
+            "refused evil\n",
+            "importing from {folder}"
+        );
     }
     // Inside: the working directory is the first mount, and files there read.
     let inside = run(

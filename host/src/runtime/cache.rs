@@ -16,7 +16,8 @@ use wasmtime::component::Component;
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
 use super::component_file::{IDENTITY_LEN, Identity};
-use crate::limits::{CACHE_KEEP_UNUSED, CACHE_MAX_DIGESTS, CACHE_MAX_MB};
+use super::oci;
+use crate::limits::{CACHE_KEEP_UNUSED, CACHE_MAX_DIGESTS, CACHE_MAX_MB, OCI_CACHE_MAX_MB};
 
 /// Compiled components on disk.
 ///
@@ -212,13 +213,15 @@ impl CompileCache {
 const SWEEP_EVERY: Duration = Duration::from_secs(24 * 3600);
 
 /// An entry used this recently is never removed to make room.
-const RECENT: Duration = Duration::from_secs(24 * 3600);
+pub(super) const RECENT: Duration = Duration::from_secs(24 * 3600);
 
 /// What a sweep keeps the cache within.
 struct Bounds {
     keep_unused: Duration,
     max_bytes: u64,
     max_digests: usize,
+    /// What the pull cache's blobs (`oci/`) may add up to.
+    max_pulled_bytes: u64,
 }
 
 impl Default for Bounds {
@@ -227,6 +230,7 @@ impl Default for Bounds {
             keep_unused: CACHE_KEEP_UNUSED,
             max_bytes: CACHE_MAX_MB.saturating_mul(1024 * 1024),
             max_digests: CACHE_MAX_DIGESTS,
+            max_pulled_bytes: OCI_CACHE_MAX_MB.saturating_mul(1024 * 1024),
         }
     }
 }
@@ -240,7 +244,8 @@ impl Default for Bounds {
 /// was last read or mapped (its access time), or else written. Every failure
 /// is skipped: an entry that cannot be removed (mapped on Windows) stays
 /// until a later sweep. A server that loses an entry this way compiles it
-/// again; nothing else depends on one.
+/// again; nothing else depends on one. The pull cache beside it, `oci/`, is
+/// swept too ([`oci::sweep`]).
 fn sweep(dir: &Path, bounds: &Bounds, now: SystemTime) {
     let mut entries: Vec<(SystemTime, u64, PathBuf)> = files(dir)
         .filter(|(path, _)| path.extension().is_some_and(|ext| ext == "cwasm"))
@@ -265,7 +270,7 @@ fn sweep(dir: &Path, bounds: &Bounds, now: SystemTime) {
         let Some(key) = path.file_name().and_then(|name| name.to_str()) else {
             continue;
         };
-        if !key.starts_with(".tmp") && !dir.join(format!("{key}.cwasm")).exists() {
+        if !is_temporary(&path) && !dir.join(format!("{key}.cwasm")).exists() {
             let _ = fs::remove_file(&path);
         }
     }
@@ -281,16 +286,13 @@ fn sweep(dir: &Path, bounds: &Bounds, now: SystemTime) {
     }
     for folder in [dir.to_path_buf(), checked, dir.join("digests")] {
         for (path, meta) in files(&folder) {
-            let temporary = path
-                .file_name()
-                .and_then(|name| name.to_str())
-                .is_some_and(|name| name.starts_with(".tmp"));
             let written = meta.modified().unwrap_or(now);
-            if temporary && age(written, now) >= RECENT {
+            if is_temporary(&path) && age(written, now) >= RECENT {
                 let _ = fs::remove_file(&path);
             }
         }
     }
+    oci::sweep(&dir.join("oci"), bounds.max_pulled_bytes, now);
     if removed > 0 {
         tracing::info!(
             dir = %dir.display(),
@@ -305,7 +307,7 @@ fn sweep(dir: &Path, bounds: &Bounds, now: SystemTime) {
 
 /// The regular files directly in `dir`, with their metadata (none if `dir`
 /// cannot be read).
-fn files(dir: &Path) -> impl Iterator<Item = (PathBuf, fs::Metadata)> {
+pub(super) fn files(dir: &Path) -> impl Iterator<Item = (PathBuf, fs::Metadata)> {
     fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -316,14 +318,22 @@ fn files(dir: &Path) -> impl Iterator<Item = (PathBuf, fs::Metadata)> {
         })
 }
 
+/// Whether `path` is one of `tempfile`'s files, written but not yet renamed
+/// into place (or left by a crash).
+pub(super) fn is_temporary(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|name| name.to_str())
+        .is_some_and(|name| name.starts_with(".tmp"))
+}
+
 /// When an entry was last read or mapped, or else written.
-fn last_used(meta: &fs::Metadata) -> SystemTime {
+pub(super) fn last_used(meta: &fs::Metadata) -> SystemTime {
     let written = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
     meta.accessed().map_or(written, |read| read.max(written))
 }
 
 /// How long before `now` `then` was; zero if it is later.
-fn age(then: SystemTime, now: SystemTime) -> Duration {
+pub(super) fn age(then: SystemTime, now: SystemTime) -> Duration {
     now.duration_since(then).unwrap_or_default()
 }
 
@@ -425,7 +435,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::time::Duration;
 
     use super::*;
@@ -544,7 +554,7 @@ mod tests {
     }
 
     /// Writes `len` bytes at `dir/name`, last read and written `days_ago`.
-    fn aged(dir: &Path, name: &str, len: usize, days_ago: u64) -> PathBuf {
+    pub(in crate::runtime) fn aged(dir: &Path, name: &str, len: usize, days_ago: u64) -> PathBuf {
         let path = dir.join(name);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(&path, vec![0u8; len]).unwrap();
@@ -567,6 +577,7 @@ mod tests {
             keep_unused: Duration::from_secs(30 * 86_400),
             max_bytes: 2500,
             max_digests: 2,
+            max_pulled_bytes: 1 << 30,
         };
         let stale = aged(dir, "stale.cwasm", 10, 31);
         let stale_checked = aged(dir, "checked/stale", 10, 31);

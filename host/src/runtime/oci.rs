@@ -48,6 +48,12 @@ pub struct Pulled {
 
 static CACHE_DIR: OnceLock<PathBuf> = OnceLock::new();
 
+/// Keeps the pull cache at `root` (`CACHE_DIR/oci`) within `max_bytes`; run by the compile
+/// cache's daily sweep. See [`store::sweep`].
+pub(super) fn sweep(root: &Path, max_bytes: u64, now: std::time::SystemTime) {
+    store::sweep(root, max_bytes, now);
+}
+
 /// Sets the cache directory pulled artifacts go under (its `oci` folder), once per process;
 /// without it, [`cache::default_cache_dir`].
 pub fn set_cache_dir(dir: PathBuf) {
