@@ -12,10 +12,6 @@ use crate::support::{CallResult, Fixture, Server, copy_dir, workspace_root};
 /// Each is reported to the lead and listed in docs/plugins/python.md.
 const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     (
-        "03_csv_write_read",
-        "RustPython's `_csv` reader splits a quoted field that holds a newline",
-    ),
-    (
         "18_calendar_mod",
         "Python 3.12 made `calendar.monthrange` return a `calendar.Day` member; RustPython \
          follows 3.14, the recording is CPython 3.11's",

@@ -191,11 +191,39 @@ class _Files:
         exec(compile(source, origin, "exec", dont_inherit=True), module.__dict__)
 
 
+class _MendCsv:
+    """Loads the builtin `_csv` with CPython's reader (csv_reader.py, which
+    says why) in place of RustPython's, when the code first imports `csv` or
+    `_csv`: a run that reads no CSV does not compile it."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name != "_csv":
+            return None
+        spec = _BuiltinImporter.find_spec(name)
+        if spec is not None:
+            spec.loader = cls
+        return spec
+
+    @staticmethod
+    def create_module(spec):
+        module = _BuiltinImporter.create_module(spec)
+        scope = {"_csv": module, "__name__": "_csv"}
+        exec(compile(_toolcell_csv_reader, "<csv reader>", "exec"), scope)
+        module.reader = scope["reader"]
+        return module
+
+    @staticmethod
+    def exec_module(module):
+        _BuiltinImporter.exec_module(module)
+
+
+from _frozen_importlib import BuiltinImporter as _BuiltinImporter
 from _frozen_importlib import ModuleSpec as _ModuleSpec
 
 sys.path.insert(0, "")
-sys.meta_path.insert(0, _Refused)
+sys.meta_path[0:0] = [_Refused, _MendCsv]
 sys.meta_path.append(_Files)
-for _name in _Refused._why:
+for _name in (*_Refused._why, "_csv", "csv"):
     sys.modules.pop(_name, None)
-del _name, _no_process, _Capture, _Refused, _Files
+del _name, _no_process, _Capture, _Refused, _Files, _MendCsv

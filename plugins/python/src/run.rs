@@ -159,6 +159,11 @@ fn prepare(vm: &VirtualMachine, stdin: &str, limit: usize) -> PyResult<Scope> {
     prelude
         .globals
         .set_item("_toolcell_stdin", vm.ctx.new_str(stdin).into(), vm)?;
+    prelude.globals.set_item(
+        "_toolcell_csv_reader",
+        vm.ctx.new_str(include_str!("csv_reader.py")).into(),
+        vm,
+    )?;
     let stop = format!("output passed {limit} bytes; the run was stopped");
     prelude
         .globals
