@@ -192,9 +192,9 @@ class _Files:
 
 
 class _MendCsv:
-    """Loads the builtin `_csv` with CPython's reader (csv_reader.py, which
-    says why) in place of RustPython's, when the code first imports `csv` or
-    `_csv`: a run that reads no CSV does not compile it."""
+    """Loads the builtin `_csv` with CPython's reader and writer (csv_port.py,
+    which says why) in place of RustPython's, when the code first imports
+    `csv` or `_csv`: a run that uses no CSV does not compile them."""
 
     @classmethod
     def find_spec(cls, name, path=None, target=None):
@@ -209,8 +209,8 @@ class _MendCsv:
     def create_module(spec):
         module = _BuiltinImporter.create_module(spec)
         scope = {"_csv": module, "__name__": "_csv"}
-        exec(compile(_toolcell_csv_reader, "<csv reader>", "exec"), scope)
-        module.reader = scope["reader"]
+        exec(compile(_toolcell_csv_port, "<csv_port.py>", "exec"), scope)
+        module.reader, module.writer = scope["reader"], scope["writer"]
         return module
 
     @staticmethod

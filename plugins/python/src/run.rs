@@ -160,8 +160,8 @@ fn prepare(vm: &VirtualMachine, stdin: &str, limit: usize) -> PyResult<Scope> {
         .globals
         .set_item("_toolcell_stdin", vm.ctx.new_str(stdin).into(), vm)?;
     prelude.globals.set_item(
-        "_toolcell_csv_reader",
-        vm.ctx.new_str(include_str!("csv_reader.py")).into(),
+        "_toolcell_csv_port",
+        vm.ctx.new_str(include_str!("csv_port.py")).into(),
         vm,
     )?;
     let stop = format!("output passed {limit} bytes; the run was stopped");

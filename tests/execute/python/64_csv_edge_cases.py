@@ -39,3 +39,15 @@ out = io.StringIO()
 writer = csv.writer(out)
 writer.writerows([["k", "v"], ["multi", "line\nvalue"], ["quote", 'say "hi"']])
 print(list(csv.reader(io.StringIO(out.getvalue(), newline=""))))
+
+# The writer: what it quotes and escapes under each quoting rule.
+for options in ({}, {"quoting": csv.QUOTE_NONNUMERIC}, {"quoting": csv.QUOTE_ALL},
+                {"quoting": csv.QUOTE_NONE, "escapechar": "\\"}, {"lineterminator": "\n"}):
+    out = io.StringIO()
+    w = csv.writer(out, **options)
+    w.writerow(["a,b", 'say "x"', 3, 2.5, None, "", "back\\slash"])
+    try:
+        w.writerow([""])
+    except csv.Error as e:
+        print("error:", e)
+    print(repr(out.getvalue()))
