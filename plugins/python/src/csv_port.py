@@ -8,12 +8,11 @@
 # QUOTE_NONNUMERIC's floats, and panics (ending the run) on some input; its
 # writer escapes and quotes differently from CPython's in over a quarter of
 # random rows. The reader is the state machine of CPython's `Modules/_csv.c`,
-# line by line, with two
-# fast paths for the lines most files are made of: one that splits a line with
-# no quote, escape or line break inside, and one that reads a line of
-# well-formed quoted and unquoted fields with a regular expression. A line
-# either does not take goes through the state machine, which also reads the
-# records that go on over several lines.
+# line by line, with two fast paths for the lines most files are made of: one
+# that splits a line with no quote, escape or line break inside, and one that
+# reads a line of well-formed quoted and unquoted fields with a regular
+# expression. A line either does not take goes through the state machine,
+# which also reads the records that go on over several lines.
 #
 # Run with the `_csv` module as `_csv` in its globals; leaves `reader` and
 # `writer` there. `tests/execute/python/compare_csv.py` compares both with
@@ -35,7 +34,7 @@ _NEWLINE_ERROR = ("new-line character seen in unquoted field - do you need to "
 
 
 class _Dialect:
-    """What a reader reads by: the dialect's attributes, with the keyword
+    """What a reader or writer works by: the dialect's attributes, with the keyword
     arguments over them, checked as CPython checks them."""
 
     _defaults = (("delimiter", ","), ("doublequote", True), ("escapechar", None),
@@ -225,7 +224,6 @@ class reader:
                         pass
                     elif c == delimiter:
                         save()
-                        unquoted = True
                     else:
                         add(c)
                         state = _IN_FIELD
@@ -250,7 +248,6 @@ class reader:
                         state = _ESCAPED_CHAR
                     elif c == delimiter:
                         save()
-                        unquoted = True
                         state = _START_FIELD
                     else:
                         add(c)
@@ -272,7 +269,6 @@ class reader:
                         state = _IN_QUOTED_FIELD
                     elif c == delimiter:
                         save()
-                        unquoted = True
                         state = _START_FIELD
                     elif c is None or c in "\r\n":
                         save()
@@ -309,16 +305,17 @@ class writer:
         self._write = getattr(fileobj, "write", None)
         if not callable(self._write):
             raise TypeError('argument 1 must have a "write" method')
-        self.dialect = _Dialect(dialect, fmtparams)
+        self.dialect = d = _Dialect(dialect, fmtparams)
+        self._quote = d.quotechar if d.quoting != _QUOTE_NONE else None
+        # The characters that make a field quoted or escaped.
+        self._special = {c for c in (d.delimiter, d.escapechar, d.quotechar, *d.lineterminator) if c}
 
     def _join(self, parts, field, quoted):
         """Appends `field` (a str, or None for an empty one) to `parts`."""
         d = self.dialect
-        quote = d.quotechar if d.quoting != _QUOTE_NONE else None
-        special = {c for c in (d.delimiter, d.escapechar, d.quotechar, *d.lineterminator) if c}
         out = []
         for c in field or "":
-            if c in special:
+            if c in self._special:
                 escape = False
                 if d.quoting == _QUOTE_NONE:
                     escape = True
@@ -339,7 +336,7 @@ class writer:
             out.append(c)
         text = "".join(out)
         if quoted:
-            text = f"{quote}{text}{quote}"
+            text = f"{self._quote}{text}{self._quote}"
         parts.append(text)
 
     def writerow(self, row):
