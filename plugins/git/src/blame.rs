@@ -429,6 +429,9 @@ fn hand_over(
 /// line diff from `old` shows changed, and those it shows unchanged, the
 /// latter with their index in `old`.
 fn unchanged_in(old: &[u8], new: &[u8], lines: Lines) -> (Lines, Lines) {
+    // git's blame diffs without context, so it cuts the common tail first;
+    // the lines past the cut stay unchanged, shifted as those before it.
+    let (old, new) = slider::trim_common_tail(old, new);
     let input = InternedInput::new(old, new);
     let diff = slider::line_diff(&input);
     let mut hunks = diff.hunks().peekable();

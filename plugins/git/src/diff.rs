@@ -17,7 +17,7 @@ use std::path::Path;
 use gix::ObjectId;
 use gix::bstr::{BStr, BString, ByteSlice};
 use gix::diff::blob::unified_diff::{ConsumeHunk, ContextSize, DiffLineKind, HunkHeader};
-use gix::diff::blob::{Algorithm, Diff, InternedInput, UnifiedDiff};
+use gix::diff::blob::{InternedInput, UnifiedDiff};
 use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Error, Output};
@@ -1186,26 +1186,56 @@ pub fn quote(path: &str) -> String {
     quoted
 }
 
-/// How much of `old` survives in `new`, in percent of the larger: the
-/// bytes of the lines a line diff keeps (git measures in chunks of bytes,
-/// so its figure can differ by a little).
+/// How much of `new` comes from `old`, in percent of the larger file, as
+/// git estimates it to find renames (`diffcore-delta.c`): each file is cut
+/// into spans that end at a line break or after 64 bytes (a text file's CR
+/// before LF left out), the spans are hashed, and the bytes `old` gives to
+/// each hash are counted up to those `new` has under it. The figure decides
+/// renames at git's thresholds and is the `similarity index` git prints.
 fn similarity(old: &[u8], new: &[u8]) -> u32 {
     let larger = old.len().max(new.len());
     if larger == 0 {
         return 100;
     }
-    let input = InternedInput::new(old, new);
-    let diff = Diff::compute(Algorithm::Myers, &input);
-    let removed: usize = diff
-        .hunks()
-        .map(|hunk| {
-            input.before[hunk.before.start as usize..hunk.before.end as usize]
-                .iter()
-                .map(|token| input.interner[*token].len())
-                .sum::<usize>()
-        })
+    let (old_spans, new_spans) = (spans(old), spans(new));
+    let copied: u64 = old_spans
+        .iter()
+        .map(|(hash, bytes)| (*bytes).min(new_spans.get(hash).copied().unwrap_or(0)))
         .sum();
-    ((old.len() - removed) * 100 / larger) as u32
+    (copied * 100 / larger as u64) as u32
+}
+
+/// The bytes of `data` under each span hash: git's `hash_chars`.
+fn spans(data: &[u8]) -> std::collections::HashMap<u32, u64> {
+    /// git's `HASHBASE`, a prime.
+    const HASH_BASE: u32 = 107_927;
+    const MAX_SPAN: u64 = 64;
+    let text = !is_binary(data);
+    let mut counts = std::collections::HashMap::new();
+    let (mut high, mut low, mut length) = (0u32, 0u32, 0u64);
+    for (at, &byte) in data.iter().enumerate() {
+        if text && byte == b'\r' && data.get(at + 1) == Some(&b'\n') {
+            continue;
+        }
+        (high, low) = (
+            ((high << 7) ^ (low >> 25)).wrapping_add(u32::from(byte)),
+            (low << 7) ^ (high >> 25),
+        );
+        length += 1;
+        if length < MAX_SPAN && byte != b'\n' {
+            continue;
+        }
+        *counts
+            .entry(high.wrapping_add(low.wrapping_mul(0x61)) % HASH_BASE)
+            .or_default() += length;
+        (high, low, length) = (0, 0, 0);
+    }
+    if length > 0 {
+        *counts
+            .entry(high.wrapping_add(low.wrapping_mul(0x61)) % HASH_BASE)
+            .or_default() += length;
+    }
+    counts
 }
 
 /// Appends the unified hunks from `old` to `new` to `out` when `render`,
@@ -1219,6 +1249,12 @@ pub fn unified(
     funcname: Option<&FuncName>,
     out: &mut String,
 ) -> (u64, u64) {
+    // As git's `-U0`, which cuts the common tail before diffing.
+    let (old, new) = if context == 0 {
+        slider::trim_common_tail(old, new)
+    } else {
+        (old, new)
+    };
     let input = InternedInput::new(old, new);
     let diff = slider::line_diff(&input);
     let counts = (

@@ -53,6 +53,33 @@ pub fn line_diff(input: &InternedInput<&[u8]>) -> Diff {
     diff
 }
 
+/// `old` and `new` without the longest common tail of whole 1 KiB blocks,
+/// given back up to the end of its first line: git's `trim_common_tail`,
+/// which git applies before every diff without context lines (blame's, and
+/// `-U0`). It changes the answer, not only the speed: the sliding of a group
+/// near the cut sees the end of the file there, and the limit at which a line
+/// counts as frequent follows the line count.
+pub fn trim_common_tail<'a>(old: &'a [u8], new: &'a [u8]) -> (&'a [u8], &'a [u8]) {
+    const BLOCK: usize = 1024;
+    let smaller = old.len().min(new.len());
+    let mut trimmed = 0;
+    while trimmed + BLOCK <= smaller
+        && old[old.len() - trimmed - BLOCK..old.len() - trimmed]
+            == new[new.len() - trimmed - BLOCK..new.len() - trimmed]
+    {
+        trimmed += BLOCK;
+    }
+    let tail = &old[old.len() - trimmed..];
+    let kept = tail
+        .iter()
+        .position(|&byte| byte == b'\n')
+        .map_or(trimmed, |newline| newline + 1);
+    (
+        &old[..old.len() - trimmed + kept],
+        &new[..new.len() - trimmed + kept],
+    )
+}
+
 /// The indentation of `line` in columns (tabs to the next multiple of 8),
 /// or -1 when it holds only white space: git's `get_indent`, whose white
 /// space is git's own `isspace` (space, `\t`, `\n`, `\r`; not `\f`, `\v`).
@@ -225,6 +252,40 @@ mod tests {
         let input = InternedInput::new(old.as_bytes(), new.as_bytes());
         let diff = line_diff(&input);
         diff.hunks().flat_map(|hunk| hunk.after).collect()
+    }
+
+    /// Prints the `-U0` hunk headers of each pair of files listed in the
+    /// file `TOOLCELL_DIFF_PAIRS` (lines of "old new out"), to compare with
+    /// `git diff --no-index -U0`.
+    #[test]
+    #[ignore = "needs a list of file pairs named by TOOLCELL_DIFF_PAIRS"]
+    fn hunk_headers_of_listed_pairs() {
+        let Ok(list) = std::env::var("TOOLCELL_DIFF_PAIRS") else {
+            return;
+        };
+        let range = |start: u32, len: u32| match len {
+            0 => format!("{start},0"),
+            1 => format!("{}", start + 1),
+            _ => format!("{},{len}", start + 1),
+        };
+        for pair in std::fs::read_to_string(list).unwrap().lines() {
+            let names: Vec<&str> = pair.split(' ').collect();
+            let (old, new) = (
+                std::fs::read(names[0]).unwrap(),
+                std::fs::read(names[1]).unwrap(),
+            );
+            let (old, new) = super::trim_common_tail(&old, &new);
+            let input = InternedInput::new(old, new);
+            let mut out = String::new();
+            for hunk in line_diff(&input).hunks() {
+                out += &format!(
+                    "@@ -{} +{} @@\n",
+                    range(hunk.before.start, hunk.before.len() as u32),
+                    range(hunk.after.start, hunk.after.len() as u32)
+                );
+            }
+            std::fs::write(format!("{}.ours", names[2]), out).unwrap();
+        }
     }
 
     #[test]
