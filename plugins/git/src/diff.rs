@@ -97,7 +97,10 @@ pub struct FileStat {
 
 /// Runs `git_diff`.
 pub fn git_diff(args: DiffArgs) -> Result<Output, Error> {
-    let (repo, drivers) = repo::open_with_drivers(args.repo.as_deref())?;
+    let (mut repo, drivers) = repo::open_with_drivers(args.repo.as_deref())?;
+    // A diff reads each tree and blob once: an object cache would only
+    // hold copies (up to its 16 MiB), never serve one.
+    repo.object_cache_size(None);
     let path = args
         .path
         .as_deref()
