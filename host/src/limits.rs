@@ -100,6 +100,13 @@ caps! {
     STAT_PATHS_MAX_PATH_BYTES: usize = 4096;
     /// The most threads one `stat-paths` call uses.
     STAT_PATHS_THREADS: usize = 4;
+    /// The most `pending-stats` (stats started with `start-stat-paths`) one
+    /// call holds at once: starting another traps the call.
+    STAT_PATHS_PENDING: usize = 1;
+    /// The most path text one `start-stat-paths` call takes, in bytes: the
+    /// host keeps a copy of it while its threads work (`stat-paths` reads
+    /// the paths in place).
+    STAT_PATHS_PENDING_BYTES: usize = 16 << 20;
     /// The most directories each `stat-paths` thread keeps open (the chain
     /// to the last path's directory); one more below them.
     STAT_PATHS_OPEN_DIRS: usize = 16;

@@ -222,7 +222,7 @@ pub mod __private {
     #[allow(unsafe_code, missing_docs, clippy::all)]
     pub mod files {
         generate!({
-            world: "toolcell:files/files@0.1.0",
+            world: "toolcell:files/files@0.2.0",
             runtime_path: "::toolcell_sdk::wit_bindgen::rt",
             bitflags_path: "::toolcell_sdk::wit_bindgen::rt::bitflags",
             with: {

@@ -515,22 +515,60 @@ limits = { timeout_ms = 300 }
     let mut server = RawServer::spawn(&config, &[]);
     server.initialize().await;
     let pid = server.pid().expect("the server runs");
-    let response = server.call(1, "git_status", json!({"repo": "."})).await;
-    let after_answer = cpu_ticks(pid);
-    let text = response["result"]["content"][0]["text"]
+    // Without untracked files the status waits for the stats, and the deadline ends it. With
+    // them, its search for untracked files (which runs while the host stats) holds a directory
+    // per level and stops at the handle limit first: the stats stop with the call either way.
+    for (id, arguments, ending) in [
+        (1, json!({"repo": ".", "untracked": false}), "timed out"),
+        (2, json!({"repo": "."}), "open handles"),
+    ] {
+        let response = server.call(id, "git_status", arguments).await;
+        let after_answer = cpu_ticks(pid);
+        let text = response["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert_eq!(response["result"]["isError"], true, "{response}");
+        assert!(text.contains(ending), "{response}");
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let burnt = cpu_ticks(pid) - after_answer;
+        // 100 ticks a second: threads still walking would burn well over a second of CPU in
+        // these three seconds.
+        assert!(
+            burnt < 50,
+            "the server used {burnt} ticks of CPU in the 3 s after answer {id}"
+        );
+    }
+    server.finish().await;
+}
+
+/// A call holds one `pending-stats` (`toolcell:files@0.2.0`) at a time: a plugin that starts a
+/// second before finishing the first ends its call with an error that says why, and the server
+/// keeps serving.
+#[tokio::test]
+async fn a_call_holds_one_background_stat_at_a_time() {
+    let (_fixture, config) = hostile_fixture("");
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    let one = server
+        .call(1, "start_stats", json!({"path": ".", "n": 1, "hold_ms": 0}))
+        .await;
+    assert_eq!(one["result"]["content"][0]["text"], "answered 10", "{one}");
+    let two = server
+        .call(2, "start_stats", json!({"path": ".", "n": 2, "hold_ms": 0}))
+        .await;
+    assert_eq!(two["result"]["isError"], true, "{two}");
+    let text = two["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or_default();
-    assert_eq!(response["result"]["isError"], true, "{response}");
-    assert!(text.contains("timed out"), "{response}");
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    let burnt = cpu_ticks(pid) - after_answer;
-    // 100 ticks a second: threads still walking would burn well over a second of CPU in
-    // these three seconds.
-    assert!(
-        burnt < 50,
-        "the server used {burnt} ticks of CPU in the 3 s after the answer"
+    assert!(text.contains("at most 1 pending-stats"), "{text}");
+    let again = server
+        .call(3, "start_stats", json!({"path": ".", "n": 1, "hold_ms": 0}))
+        .await;
+    assert_eq!(
+        again["result"]["content"][0]["text"], "answered 10",
+        "{again}"
     );
-    server.finish().await;
+    assert!(server.finish().await.status.success());
 }
 
 /// Class: directory listings held in host memory for a guest. A plugin starts 100 listings

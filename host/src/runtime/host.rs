@@ -74,6 +74,8 @@ pub struct CallState {
     /// The keys asked so far in this run.
     asked: HashSet<String>,
     lookups: Lookups,
+    /// How many `pending-stats` (`toolcell:files`) the call holds.
+    pending_stats: usize,
 }
 
 /// What a [`CallState`] is made of.
@@ -119,6 +121,7 @@ impl CallState {
             questions: 0,
             asked: HashSet::new(),
             lookups: Lookups::default(),
+            pending_stats: 0,
         }
     }
 
@@ -159,6 +162,10 @@ impl LookupView for CallState {
 
     fn call(&self) -> &CallContext {
         &self.cx
+    }
+
+    fn pending_stats(&mut self) -> &mut usize {
+        &mut self.pending_stats
     }
 }
 

@@ -551,7 +551,9 @@ impl Plugin {
             Some(wasmtime::Trap::StackOverflow) => "stack overflow".to_string(),
             Some(wasmtime::Trap::UnreachableCodeReached) => "it panicked or aborted".to_string(),
             Some(trap) => trap.to_string(),
-            None => format!("{error}"),
+            // A host function's refusal: its own words, not wasmtime's
+            // "error while executing at wasm backtrace" around them.
+            None => error.root_cause().to_string(),
         };
         CallError::Trap { tool, reason }
     }

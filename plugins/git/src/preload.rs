@@ -21,27 +21,33 @@ use std::time::Duration;
 
 use gix::bstr::{BStr, ByteSlice};
 use gix::index::entry::{Flags, Mode, Stat, stat};
-use toolcell_sdk::fs::{Directory, Kind, Metadata};
+use toolcell_sdk::fs::{Directory, Kind, Metadata, PendingMetadata};
 
-/// Flags `UPTODATE` on each entry of `index` (the index of the working tree
-/// `workdir`) that gix's status would find unchanged from its metadata.
-/// Does nothing when the repository's settings ask for what the sandbox
-/// cannot show (executable bits) or `workdir` cannot be opened.
-pub fn mark_unchanged(repo: &gix::Repository, index: &mut gix::index::File, workdir: &Path) {
-    let (Ok(options), Ok(fs)) = (repo.stat_options(), repo.filesystem_options()) else {
-        return;
-    };
-    if fs.executable_bit {
-        return;
+/// The working tree `workdir` opened for [`start`], when the repository's
+/// settings ask for nothing the sandbox cannot show (executable bits) and
+/// it can be opened.
+pub fn open(repo: &gix::Repository, workdir: &Path) -> Option<Directory> {
+    if repo.filesystem_options().ok()?.executable_bit {
+        return None;
     }
-    let Ok(root) = Directory::open(workdir) else {
-        return;
-    };
-    let timestamp = index.timestamp();
-    let (entries, backing) = index.entries_mut_and_pathbacking();
+    Directory::open(workdir).ok()
+}
+
+/// The stats of the tracked files of `index` (the index of the working tree
+/// `root`), started on the host's threads: the status looks for untracked
+/// files meanwhile, as git's preload runs beside its own work.
+pub fn start<'d>(
+    repo: &gix::Repository,
+    index: &gix::index::File,
+    root: &'d Directory,
+) -> Option<Preload<'d>> {
+    let options = repo.stat_options().ok()?;
+    let symlinks = repo.filesystem_options().ok()?.symlink;
+    let backing = index.path_backing();
     // The entries worth checking, and their paths (in the index's order,
     // which keeps each directory's files together).
-    let (positions, paths): (Vec<usize>, Vec<&str>) = entries
+    let (positions, paths): (Vec<usize>, Vec<&str>) = index
+        .entries()
         .iter()
         .enumerate()
         .filter(|(_, entry)| {
@@ -60,16 +66,40 @@ pub fn mark_unchanged(repo: &gix::Repository, index: &mut gix::index::File, work
         })
         .filter_map(|(position, entry)| Some((position, checkable(entry.path_in(backing))?)))
         .unzip();
-    let found = root.metadata_of_paths(&paths);
-    for (position, metadata) in positions.into_iter().zip(found) {
-        let Ok(metadata) = metadata else {
-            continue;
-        };
-        let entry = &mut entries[position];
-        if unchanged(entry, &metadata, options, fs.symlink)
-            .is_some_and(|now| !now.is_racy(timestamp, options))
-        {
-            entry.flags.insert(Flags::UPTODATE);
+    Some(Preload {
+        positions,
+        pending: root.start_metadata_of_paths(&paths),
+        options,
+        symlinks,
+    })
+}
+
+/// Stats started by [`start`].
+pub struct Preload<'d> {
+    /// The entries statted, by position in the index.
+    positions: Vec<usize>,
+    pending: PendingMetadata<'d>,
+    options: stat::Options,
+    symlinks: bool,
+}
+
+impl Preload<'_> {
+    /// Flags `UPTODATE` on each entry of `index` (a copy of the index the
+    /// stats were started for) that gix's status would find unchanged from
+    /// its metadata.
+    pub fn mark_unchanged(self, index: &mut gix::index::File) {
+        let timestamp = index.timestamp();
+        let entries = index.entries_mut();
+        for (position, metadata) in self.positions.into_iter().zip(self.pending.finish()) {
+            let Ok(metadata) = metadata else {
+                continue;
+            };
+            let entry = &mut entries[position];
+            if unchanged(entry, &metadata, self.options, self.symlinks)
+                .is_some_and(|now| !now.is_racy(timestamp, self.options))
+            {
+                entry.flags.insert(Flags::UPTODATE);
+            }
         }
     }
 }

@@ -128,20 +128,20 @@ pub fn items(
     }
     if unstaged {
         // With no path to limit it, the working tree is compared whole:
-        // check every tracked file's metadata up front, in one host call.
-        let preloaded;
-        let index: &gix::index::State = if patterns.is_empty() {
-            let mut index: gix::index::File = (**shared).clone();
-            preload::mark_unchanged(repo, &mut index, &workdir);
-            preloaded = index;
-            &preloaded
-        } else {
-            &shared
-        };
+        // every tracked file's metadata is asked for up front, in one host
+        // call that stats on the host's threads while the untracked files
+        // are looked for here.
+        let root = patterns
+            .is_empty()
+            .then(|| preload::open(repo, &workdir))
+            .flatten();
+        let preload = root
+            .as_ref()
+            .and_then(|root| preload::start(repo, &shared, root));
         // The untracked files: found here if the working tree allows,
         // else by gix's walk along with the modifications.
         let found = if untracked && patterns.is_empty() {
-            untracked::find(repo, index, &workdir)
+            untracked::find(repo, &shared, &workdir)
                 .inspect_err(|why| {
                     toolcell_sdk::host::log(
                         toolcell_sdk::host::LogLevel::Debug,
@@ -151,6 +151,16 @@ pub fn items(
                 .ok()
         } else {
             None
+        };
+        let preloaded;
+        let index: &gix::index::State = match preload {
+            Some(preload) => {
+                let mut index: gix::index::File = (**shared).clone();
+                preload.mark_unchanged(&mut index);
+                preloaded = index;
+                &preloaded
+            }
+            None => &shared,
         };
         let dirwalk = if untracked && found.is_none() {
             let options = repo.dirwalk_options().map_err(|e| fail(&context, e))?;

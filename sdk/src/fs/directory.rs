@@ -9,13 +9,18 @@ use crate::__private::bindings::wasi::filesystem::preopens;
 use crate::__private::bindings::wasi::filesystem::types::{
     Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, OpenFlags, PathFlags,
 };
-use crate::__private::files::toolcell::files::metadata::stat_paths;
+use crate::__private::files::toolcell::files0_2_0::metadata::{
+    PendingStats, start_stat_paths, stat_paths,
+};
 
 /// The most paths `stat-paths` takes in one call.
 const PATHS_PER_CALL: usize = 1 << 16;
 
 /// The longest path `stat-paths` answers.
 const MAX_PATH_BYTES: usize = 4096;
+
+/// The most path text `start-stat-paths` takes.
+const PENDING_BYTES: usize = 16 << 20;
 
 /// A directory inside a mount, held open so that its entries can be
 /// looked at by name.
@@ -27,7 +32,8 @@ const MAX_PATH_BYTES: usize = 4096;
 /// [`Directory::open_child`] and asks [`Directory::metadata`] for each name:
 /// one host call per file, with one name to resolve. Or it asks
 /// [`Directory::metadata_of_paths`] for all of them in one host call, which
-/// Toolcell answers on several threads.
+/// Toolcell answers on several threads; or starts them with
+/// [`Directory::start_metadata_of_paths`] and does other work meanwhile.
 ///
 /// Containment is the sandbox's, as for `std::fs`: a name is resolved
 /// beneath the directory, and nothing outside the mounts can be opened.
@@ -148,27 +154,92 @@ impl Directory {
     pub fn metadata_of_paths(&self, paths: &[impl AsRef<str>]) -> Vec<io::Result<Metadata>> {
         let mut found = Vec::with_capacity(paths.len());
         for part in paths.chunks(PATHS_PER_CALL) {
-            // The host answers paths up to 4 KiB; longer ones are answered here.
-            let asked: Vec<String> = part
-                .iter()
-                .map(AsRef::as_ref)
-                .filter(|path| path.len() <= MAX_PATH_BYTES)
-                .map(str::to_owned)
-                .collect();
-            let mut answers = stat_paths(&self.descriptor, &asked).into_iter();
-            for path in part {
-                found.push(if path.as_ref().len() > MAX_PATH_BYTES {
-                    Err(error(ErrorCode::NameTooLong))
-                } else {
-                    match answers.next() {
-                        Some(answer) => answer.map(metadata).map_err(error),
-                        None => Err(io::Error::other("the host answered too few paths")),
-                    }
-                });
-            }
+            let answers = stat_paths(&self.descriptor, &asked(part));
+            found.extend(merge(part, answers));
         }
         found
     }
+
+    /// [`Directory::metadata_of_paths`], started on the host's threads: the
+    /// plugin goes on while the host stats, and
+    /// [`PendingMetadata::finish`] gives the answers (a status can look for
+    /// untracked files meanwhile, say). A call holds one at a time: starting
+    /// a second before the first is finished or dropped ends the call with
+    /// an error. Dropped unfinished, the stats stop.
+    pub fn start_metadata_of_paths<P: AsRef<str>>(&self, paths: &[P]) -> PendingMetadata<'_> {
+        // What one start takes: so many paths, and so much text.
+        let mut bytes = 0;
+        let taken = paths
+            .iter()
+            .take(PATHS_PER_CALL)
+            .take_while(|path| {
+                bytes += path.as_ref().len().min(MAX_PATH_BYTES + 1);
+                bytes <= PENDING_BYTES
+            })
+            .count();
+        let first = &paths[..taken];
+        let stats = start_stat_paths(&self.descriptor, &asked(first));
+        PendingMetadata {
+            dir: self,
+            first: first.iter().map(|path| path.as_ref().to_owned()).collect(),
+            stats,
+            rest: paths[first.len()..]
+                .iter()
+                .map(|path| path.as_ref().to_owned())
+                .collect(),
+        }
+    }
+}
+
+/// Stats started by [`Directory::start_metadata_of_paths`].
+pub struct PendingMetadata<'d> {
+    dir: &'d Directory,
+    /// The paths the host is statting, and those left for `finish` (past
+    /// what one host call takes).
+    first: Vec<String>,
+    stats: PendingStats,
+    rest: Vec<String>,
+}
+
+impl PendingMetadata<'_> {
+    /// The metadata of each path, in order, as
+    /// [`Directory::metadata_of_paths`] gives it; waits for the stats still
+    /// running.
+    pub fn finish(self) -> Vec<io::Result<Metadata>> {
+        let mut found = merge(&self.first, PendingStats::finish(self.stats));
+        found.extend(self.dir.metadata_of_paths(&self.rest));
+        found
+    }
+}
+
+/// The paths of `part` the host answers (up to 4 KiB).
+fn asked(part: &[impl AsRef<str>]) -> Vec<String> {
+    part.iter()
+        .map(AsRef::as_ref)
+        .filter(|path| path.len() <= MAX_PATH_BYTES)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The host's `answers` to [`asked`]`(part)`, with the paths it was not
+/// asked about answered here, in the order of `part`.
+fn merge(
+    part: &[impl AsRef<str>],
+    answers: Vec<Result<DescriptorStat, ErrorCode>>,
+) -> Vec<io::Result<Metadata>> {
+    let mut answers = answers.into_iter();
+    part.iter()
+        .map(|path| {
+            if path.as_ref().len() > MAX_PATH_BYTES {
+                Err(error(ErrorCode::NameTooLong))
+            } else {
+                match answers.next() {
+                    Some(answer) => answer.map(metadata).map_err(error),
+                    None => Err(io::Error::other("the host answered too few paths")),
+                }
+            }
+        })
+        .collect()
 }
 
 /// `name` if it is one plain name: not empty, `.` or `..`, and without `/`.

@@ -66,6 +66,8 @@ pub trait LookupView: WasiView {
     /// The call the lookups work for: host functions that loop stop when it
     /// is over ([`CallContext::is_over`]).
     fn call(&self) -> &CallContext;
+    /// How many `pending-stats` (`toolcell:files`) the call holds.
+    fn pending_stats(&mut self) -> &mut usize;
 }
 
 /// A mount with every kind of path the sandbox must get right, and
@@ -89,6 +91,7 @@ pub(crate) mod fixture {
         table: ResourceTable,
         pub(crate) lookups: Lookups,
         pub(crate) cx: CallContext,
+        pub(crate) pending_stats: usize,
     }
 
     impl WasiView for State {
@@ -107,6 +110,10 @@ pub(crate) mod fixture {
 
         fn call(&self) -> &CallContext {
             &self.cx
+        }
+
+        fn pending_stats(&mut self) -> &mut usize {
+            &mut self.pending_stats
         }
     }
 
@@ -154,6 +161,7 @@ pub(crate) mod fixture {
             table: ResourceTable::new(),
             lookups: Lookups::default(),
             cx: CallContext::default(),
+            pending_stats: 0,
         };
         let preopens = state.filesystem().get_directories().expect("the preopens");
         let rep = preopens[0].0.rep();

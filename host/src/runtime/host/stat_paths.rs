@@ -27,23 +27,29 @@
 
 use std::fs::File;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Result;
 use cap_primitives::fs::FollowSymlinks;
-use wasmtime::component::{Linker, Resource, WasmList, WasmStr};
-use wasmtime::{AsContext, AsContextMut, StoreContextMut};
+use wasmtime::component::{Linker, Resource, ResourceType, WasmList, WasmStr};
+use wasmtime::{AsContextMut, StoreContextMut};
 use wasmtime_wasi::filesystem::Descriptor;
 use wasmtime_wasi::p2::bindings::filesystem::types::{DescriptorStat, ErrorCode};
 
 use super::fs_lookups::LookupView;
 use super::stat::{descriptor_stat, directory};
 use crate::limits::{
-    STAT_PATHS_MAX, STAT_PATHS_MAX_PATH_BYTES, STAT_PATHS_OPEN_DIRS, STAT_PATHS_THREADS,
+    STAT_PATHS_MAX, STAT_PATHS_MAX_PATH_BYTES, STAT_PATHS_OPEN_DIRS, STAT_PATHS_PENDING,
+    STAT_PATHS_PENDING_BYTES, STAT_PATHS_THREADS,
 };
 use crate::runtime::call::CallContext;
 
-/// The interface, as plugins import it.
+/// The interface, as plugins import it: 0.1.0 (`stat-paths`), and 0.2.0,
+/// which adds stats that run while the plugin goes on (`start-stat-paths`).
 pub const METADATA: &str = "toolcell:files/metadata@0.1.0";
+/// See [`METADATA`].
+pub const METADATA_0_2: &str = "toolcell:files/metadata@0.2.0";
 
 /// The fewest paths per thread worth starting a thread for.
 const PER_THREAD: usize = 512;
@@ -51,54 +57,221 @@ const PER_THREAD: usize = 512;
 /// One path's answer.
 type Answer = Result<DescriptorStat, ErrorCode>;
 
-/// Adds `toolcell:files/metadata` to `linker`.
+/// The arguments of `stat-paths` and `start-stat-paths`.
+type PathsArgs = (Resource<Descriptor>, WasmList<WasmStr>);
+
+/// Adds `toolcell:files/metadata` 0.1.0 and 0.2.0 to `linker`.
 pub fn add_to_linker<T: LookupView + 'static>(linker: &mut Linker<T>) -> Result<()> {
-    linker.instance(METADATA)?.func_wrap(
-        "stat-paths",
-        |mut store: StoreContextMut<'_, T>,
-         (dir, paths): (Resource<Descriptor>, WasmList<WasmStr>)| {
-            if paths.len() > STAT_PATHS_MAX {
+    linker
+        .instance(METADATA)?
+        .func_wrap("stat-paths", stat_paths::<T>)?;
+    let mut metadata = linker.instance(METADATA_0_2)?;
+    metadata.func_wrap("stat-paths", stat_paths::<T>)?;
+    metadata.resource(
+        "pending-stats",
+        ResourceType::host::<PendingStats>(),
+        |mut store, rep| {
+            let state = store.data_mut();
+            state
+                .ctx()
+                .table
+                .delete(Resource::<PendingStats>::new_own(rep))?;
+            *state.pending_stats() -= 1;
+            Ok(())
+        },
+    )?;
+    metadata.func_wrap(
+        "start-stat-paths",
+        |mut store: StoreContextMut<'_, T>, (dir, paths): PathsArgs| {
+            if *store.data_mut().pending_stats() >= STAT_PATHS_PENDING {
                 return Err(wasmtime::Error::msg(format!(
-                    "stat-paths was given {} paths, and takes at most {STAT_PATHS_MAX} per call",
-                    paths.len()
+                    "start-stat-paths: a call holds at most {STAT_PATHS_PENDING} pending-stats \
+                     at a time; finish or drop one first"
                 )));
             }
-            let Some(root) = directory(store.data_mut().ctx().table, &dir)? else {
-                // Relative to a file, as `stat-at` answers.
-                return Ok((vec![Err(ErrorCode::NotDirectory); paths.len()],));
-            };
-            let paths = paths
-                .iter(store.as_context_mut())?
-                .collect::<wasmtime::Result<Vec<WasmStr>>>()?;
-            // Strings may overlap in the guest's memory: bound what is read.
-            let mut read = 0;
-            let mut texts = Vec::with_capacity(paths.len());
-            for path in &paths {
-                let text = path.to_str(store.as_context())?;
-                read += text.len();
-                if read > STAT_PATHS_MAX * STAT_PATHS_MAX_PATH_BYTES {
-                    return Err(wasmtime::Error::msg(
-                        "stat-paths was given more text than its paths can hold",
-                    ));
-                }
-                texts.push(text);
-            }
+            let root = directory(store.data_mut().ctx().table, &dir)?;
             let cx = store.data().call().clone();
-            Ok((stat_all(&root, &texts, &cx),))
+            let texts = read_paths(&mut store, &paths)?;
+            let bytes: usize = texts.iter().map(|text| text.len()).sum();
+            if bytes > STAT_PATHS_PENDING_BYTES {
+                return Err(wasmtime::Error::msg(format!(
+                    "start-stat-paths was given {bytes} bytes of paths, and takes at most \
+                     {STAT_PATHS_PENDING_BYTES}"
+                )));
+            }
+            let texts: Vec<String> = texts
+                .into_iter()
+                .map(std::borrow::Cow::into_owned)
+                .collect();
+            let pending = match root {
+                Some(root) => PendingStats::start(root, texts, cx)?,
+                None => PendingStats::answered(vec![Err(ErrorCode::NotDirectory); texts.len()]),
+            };
+            let state = store.data_mut();
+            let pending = state.ctx().table.push(pending)?;
+            *state.pending_stats() += 1;
+            Ok((pending,))
+        },
+    )?;
+    metadata.func_wrap(
+        "[static]pending-stats.finish",
+        |mut store: StoreContextMut<'_, T>, (pending,): (Resource<PendingStats>,)| {
+            let state = store.data_mut();
+            let pending = state.ctx().table.delete(pending)?;
+            *state.pending_stats() -= 1;
+            Ok((pending.finish(),))
         },
     )?;
     Ok(())
+}
+
+/// `stat-paths`: the answers, statted while the guest waits.
+fn stat_paths<T: LookupView>(
+    mut store: StoreContextMut<'_, T>,
+    (dir, paths): PathsArgs,
+) -> wasmtime::Result<(Vec<Answer>,)> {
+    let Some(root) = directory(store.data_mut().ctx().table, &dir)? else {
+        // Relative to a file, as `stat-at` answers.
+        return Ok((vec![Err(ErrorCode::NotDirectory); paths.len()],));
+    };
+    let cx = store.data().call().clone();
+    let texts = read_paths(&mut store, &paths)?;
+    Ok((stat_all(&root, &texts, &cx),))
+}
+
+/// The paths of a call, read from the guest's memory; more than
+/// [`STAT_PATHS_MAX`] of them, or more text than that many paths of
+/// [`STAT_PATHS_MAX_PATH_BYTES`] hold, traps.
+fn read_paths<'s, T: 'static>(
+    store: &'s mut StoreContextMut<'_, T>,
+    paths: &WasmList<WasmStr>,
+) -> wasmtime::Result<Vec<std::borrow::Cow<'s, str>>> {
+    if paths.len() > STAT_PATHS_MAX {
+        return Err(wasmtime::Error::msg(format!(
+            "stat-paths was given {} paths, and takes at most {STAT_PATHS_MAX} per call",
+            paths.len()
+        )));
+    }
+    let paths = paths
+        .iter(store.as_context_mut())?
+        .collect::<wasmtime::Result<Vec<WasmStr>>>()?;
+    let store: &'s StoreContextMut<'_, T> = store;
+    // Strings may overlap in the guest's memory: bound what is read.
+    let mut read = 0;
+    let mut texts = Vec::with_capacity(paths.len());
+    for path in &paths {
+        let text = path.to_str(store)?;
+        read += text.len();
+        if read > STAT_PATHS_MAX * STAT_PATHS_MAX_PATH_BYTES {
+            return Err(wasmtime::Error::msg(
+                "stat-paths was given more text than its paths can hold",
+            ));
+        }
+        texts.push(text);
+    }
+    Ok(texts)
+}
+
+/// Stats that run on threads of their own while the guest goes on
+/// (`pending-stats`). Dropped before it is finished, it tells its threads to
+/// stop at their next look at the call (every 16 paths and each directory
+/// opened), as the end of the call does.
+pub struct PendingStats {
+    threads: Vec<std::thread::JoinHandle<Vec<Answer>>>,
+    answered: Vec<Answer>,
+    dropped: Arc<AtomicBool>,
+}
+
+impl PendingStats {
+    /// Starts statting `paths` beneath `root` on as many threads as
+    /// [`stat_all`] would use; the paths of each stay in order.
+    fn start(root: Arc<File>, mut paths: Vec<String>, cx: CallContext) -> wasmtime::Result<Self> {
+        let dropped = Arc::new(AtomicBool::new(false));
+        let share = paths.len().div_ceil(threads_for(paths.len())).max(1);
+        let mut parts = Vec::new();
+        while paths.len() > share {
+            let rest = paths.split_off(share);
+            parts.push(std::mem::replace(&mut paths, rest));
+        }
+        parts.push(paths);
+        let threads = parts
+            .into_iter()
+            .map(|part| {
+                let (root, cx, dropped) = (root.clone(), cx.clone(), dropped.clone());
+                std::thread::Builder::new()
+                    .name("toolcell-stats".into())
+                    .spawn(move || {
+                        let stop = Stop {
+                            cx: &cx,
+                            dropped: Some(&dropped),
+                        };
+                        stat_run(&root, &part, &stop)
+                    })
+            })
+            .collect::<std::io::Result<Vec<_>>>()?;
+        Ok(PendingStats {
+            threads,
+            answered: Vec::new(),
+            dropped,
+        })
+    }
+
+    /// Answers known from the start.
+    fn answered(answers: Vec<Answer>) -> Self {
+        PendingStats {
+            threads: Vec::new(),
+            answered: answers,
+            dropped: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// The answers, in order, once every thread is done.
+    fn finish(mut self) -> Vec<Answer> {
+        let mut answers = std::mem::take(&mut self.answered);
+        for thread in std::mem::take(&mut self.threads) {
+            match thread.join() {
+                Ok(part) => answers.extend(part),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        answers
+    }
+}
+
+impl Drop for PendingStats {
+    fn drop(&mut self) {
+        self.dropped.store(true, Ordering::Relaxed);
+    }
+}
+
+/// When a thread's stats should stop: the call is over, or the
+/// `pending-stats` they answer was dropped.
+struct Stop<'a> {
+    cx: &'a CallContext,
+    dropped: Option<&'a AtomicBool>,
+}
+
+impl Stop<'_> {
+    fn now(&self) -> bool {
+        self.cx.is_over()
+            || self
+                .dropped
+                .is_some_and(|dropped| dropped.load(Ordering::Relaxed))
+    }
+}
+
+/// How many threads stat `count` paths.
+fn threads_for(count: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    cores.min(STAT_PATHS_THREADS).min(count / PER_THREAD).max(1)
 }
 
 /// The answers for `paths` beneath `root`, in order, statted on as many
 /// threads as the machine and the list's length warrant; once `cx` is over,
 /// the paths not yet statted are answered `interrupted`.
 pub fn stat_all<P: AsRef<str> + Sync>(root: &File, paths: &[P], cx: &CallContext) -> Vec<Answer> {
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let threads = cores
-        .min(STAT_PATHS_THREADS)
-        .min(paths.len() / PER_THREAD)
-        .max(1);
+    let threads = threads_for(paths.len());
+    let cx = &Stop { cx, dropped: None };
     if threads == 1 {
         return stat_run(root, paths, cx);
     }
@@ -123,14 +296,14 @@ pub fn stat_all<P: AsRef<str> + Sync>(root: &File, paths: &[P], cx: &CallContext
 /// The answers for `paths`, one after the other. The directories on the way
 /// to each path's are kept open for the paths after it ([`Parents`]): paths
 /// in sorted order share them.
-fn stat_run<P: AsRef<str>>(root: &File, paths: &[P], cx: &CallContext) -> Vec<Answer> {
+fn stat_run<P: AsRef<str>>(root: &File, paths: &[P], stop: &Stop<'_>) -> Vec<Answer> {
     let mut parents = Parents::default();
     let mut over = false;
     paths
         .iter()
         .enumerate()
         .map(|(at, path)| {
-            over = over || (at % OVER_CHECK_EVERY == 0 && cx.is_over());
+            over = over || (at % OVER_CHECK_EVERY == 0 && stop.now());
             if over {
                 return Err(ErrorCode::Interrupted);
             }
@@ -141,7 +314,7 @@ fn stat_run<P: AsRef<str>>(root: &File, paths: &[P], cx: &CallContext) -> Vec<An
             let (directory, name) = split(path).ok_or(ErrorCode::Invalid)?;
             let dir = match directory {
                 None => root,
-                Some(directory) => parents.reach(root, directory, cx)?,
+                Some(directory) => parents.reach(root, directory, stop)?,
             };
             cap_primitives::fs::stat(dir, Path::new(name), FollowSymlinks::No)
                 .map(|meta| descriptor_stat(&meta))
@@ -169,13 +342,13 @@ struct Parents<'p> {
 }
 
 impl<'p> Parents<'p> {
-    /// The directory `directory` beneath `root`; `interrupted` if `cx` is
-    /// over on the way.
+    /// The directory `directory` beneath `root`; `interrupted` if `stop`
+    /// says so on the way.
     fn reach(
         &mut self,
         root: &File,
         directory: &'p str,
-        cx: &CallContext,
+        stop: &Stop<'_>,
     ) -> Result<&File, ErrorCode> {
         if let Some((failed, code)) = self.failed
             && failed == directory
@@ -214,7 +387,7 @@ impl<'p> Parents<'p> {
             } else {
                 end + 1 + name.len()
             };
-            let opened = if cx.is_over() {
+            let opened = if stop.now() {
                 Err(ErrorCode::Interrupted)
             } else {
                 let from = match &deep {
@@ -275,7 +448,7 @@ mod tests {
     use wasmtime_wasi::WasiView;
     use wasmtime_wasi::p2::bindings::filesystem::types::{ErrorCode, PathFlags};
 
-    use super::{PER_THREAD, stat_all};
+    use super::{PER_THREAD, PendingStats, Stop, stat_all, stat_run};
     use crate::limits::STAT_PATHS_MAX_PATH_BYTES;
     use crate::runtime::call::CallContext;
     use crate::runtime::host::fs_lookups::fixture::{PATHS, borrow, mount, wasmtime_stat};
@@ -467,5 +640,72 @@ mod tests {
             let alone = stat_all(&root, std::slice::from_ref(path), &CallContext::default());
             assert_eq!(format!("{:?}", [answer]), format!("{alone:?}"), "{path:?}");
         }
+    }
+
+    /// Paths enough for several threads, each directory's together.
+    fn many_paths() -> Vec<String> {
+        let mut paths: Vec<String> = Vec::new();
+        while paths.len() < 4 * PER_THREAD {
+            paths.extend(PATHS.iter().map(|path| path.to_string()));
+        }
+        paths.sort();
+        paths
+    }
+
+    #[tokio::test]
+    async fn stats_started_in_the_background_answer_as_stat_paths() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let (mut state, rep) = mount(dir.path());
+        let root = directory(state.ctx().table, &borrow(rep))
+            .expect("no trap")
+            .expect("a directory");
+        let paths = many_paths();
+        let waited = stat_all(&root, &paths, &CallContext::default());
+        let pending = PendingStats::start(root.clone(), paths.clone(), CallContext::default())
+            .expect("threads start");
+        assert!(
+            pending.threads.len() > 1
+                || std::thread::available_parallelism().is_ok_and(|n| n.get() == 1)
+        );
+        let background = pending.finish();
+        assert_eq!(format!("{background:?}"), format!("{waited:?}"));
+        let none =
+            PendingStats::start(root, Vec::new(), CallContext::default()).expect("a thread starts");
+        assert!(none.finish().is_empty());
+    }
+
+    #[tokio::test]
+    async fn background_stats_stop_when_the_call_is_over_or_they_are_dropped() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let (mut state, rep) = mount(dir.path());
+        let root = directory(state.ctx().table, &borrow(rep))
+            .expect("no trap")
+            .expect("a directory");
+        let over = CallContext {
+            deadline: Some(tokio::time::Instant::now()),
+            ..CallContext::default()
+        };
+        let answers = PendingStats::start(root.clone(), many_paths(), over)
+            .expect("threads start")
+            .finish();
+        assert!(
+            answers
+                .iter()
+                .all(|answer| matches!(answer, Err(ErrorCode::Interrupted))),
+            "{answers:?}"
+        );
+        // What a thread of a dropped `pending-stats` sees.
+        let dropped = std::sync::atomic::AtomicBool::new(true);
+        let stop = Stop {
+            cx: &CallContext::default(),
+            dropped: Some(&dropped),
+        };
+        let answers = stat_run(&root, &many_paths(), &stop);
+        assert!(
+            answers
+                .iter()
+                .all(|answer| matches!(answer, Err(ErrorCode::Interrupted))),
+            "{answers:?}"
+        );
     }
 }

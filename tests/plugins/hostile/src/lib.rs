@@ -165,6 +165,18 @@ fn tools() -> Vec<Tool> {
             std::thread::sleep(std::time::Duration::from_millis(args.hold_ms));
             Ok(Output::text(format!("held {}{stopped}", held.len())))
         }),
+        tool("start_stats", |args: Hold| {
+            // Starts `n` background stats of ten paths in the directory at
+            // once (`toolcell:files@0.2.0`), then finishes them all and says
+            // how many paths were answered.
+            let root = toolcell_sdk::fs::Directory::open(&toolcell_sdk::fs::resolve(&args.path)?)?;
+            let paths = vec!["a-name"; 10];
+            let held: Vec<_> = (0..args.n)
+                .map(|_| root.start_metadata_of_paths(&paths))
+                .collect();
+            let answered: usize = held.into_iter().map(|pending| pending.finish().len()).sum();
+            Ok(Output::text(format!("answered {answered}")))
+        }),
         tool("blocks", |args: Count| {
             // `n` text blocks of one byte each.
             let mut output = Output::text("0");
