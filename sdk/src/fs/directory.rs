@@ -155,7 +155,7 @@ impl Directory {
         let mut found = Vec::with_capacity(paths.len());
         for part in paths.chunks(PATHS_PER_CALL) {
             let answers = stat_paths(&self.descriptor, &asked(part));
-            found.extend(merge(part, answers));
+            found.extend(merge(part.iter().map(too_long), answers));
         }
         found
     }
@@ -181,7 +181,7 @@ impl Directory {
         let stats = start_stat_paths(&self.descriptor, &asked(first));
         PendingMetadata {
             dir: self,
-            first: first.iter().map(|path| path.as_ref().to_owned()).collect(),
+            too_long: first.iter().map(|path| too_long(path)).collect(),
             stats,
             rest: paths[first.len()..]
                 .iter()
@@ -194,10 +194,10 @@ impl Directory {
 /// Stats started by [`Directory::start_metadata_of_paths`].
 pub struct PendingMetadata<'d> {
     dir: &'d Directory,
-    /// The paths the host is statting, and those left for `finish` (past
-    /// what one host call takes).
-    first: Vec<String>,
+    /// Which of the paths started were too long to ask the host about.
+    too_long: Vec<bool>,
     stats: PendingStats,
+    /// The paths left for `finish`: past what one start takes.
     rest: Vec<String>,
 }
 
@@ -206,7 +206,7 @@ impl PendingMetadata<'_> {
     /// [`Directory::metadata_of_paths`] gives it; waits for the stats still
     /// running.
     pub fn finish(self) -> Vec<io::Result<Metadata>> {
-        let mut found = merge(&self.first, PendingStats::finish(self.stats));
+        let mut found = merge(self.too_long, PendingStats::finish(self.stats));
         found.extend(self.dir.metadata_of_paths(&self.rest));
         found
     }
@@ -215,22 +215,27 @@ impl PendingMetadata<'_> {
 /// The paths of `part` the host answers (up to 4 KiB).
 fn asked(part: &[impl AsRef<str>]) -> Vec<String> {
     part.iter()
-        .map(AsRef::as_ref)
-        .filter(|path| path.len() <= MAX_PATH_BYTES)
-        .map(str::to_owned)
+        .filter(|path| !too_long(path))
+        .map(|path| path.as_ref().to_owned())
         .collect()
 }
 
-/// The host's `answers` to [`asked`]`(part)`, with the paths it was not
-/// asked about answered here, in the order of `part`.
+/// Whether `path` is longer than the host answers.
+fn too_long(path: &impl AsRef<str>) -> bool {
+    path.as_ref().len() > MAX_PATH_BYTES
+}
+
+/// The host's `answers` to the paths [`asked`] took, with those too long
+/// (flagged in order by `too_long`) answered here.
 fn merge(
-    part: &[impl AsRef<str>],
+    too_long: impl IntoIterator<Item = bool>,
     answers: Vec<Result<DescriptorStat, ErrorCode>>,
 ) -> Vec<io::Result<Metadata>> {
     let mut answers = answers.into_iter();
-    part.iter()
-        .map(|path| {
-            if path.as_ref().len() > MAX_PATH_BYTES {
+    too_long
+        .into_iter()
+        .map(|long| {
+            if long {
                 Err(error(ErrorCode::NameTooLong))
             } else {
                 match answers.next() {

@@ -104,7 +104,8 @@ pub fn add_to_linker<T: LookupView + 'static>(linker: &mut Linker<T>) -> Result<
                 .map(std::borrow::Cow::into_owned)
                 .collect();
             let pending = match root {
-                Some(root) => PendingStats::start(root, texts, cx)?,
+                Some(root) if !texts.is_empty() => PendingStats::start(root, texts, cx)?,
+                Some(_) => PendingStats::answered(Vec::new()),
                 None => PendingStats::answered(vec![Err(ErrorCode::NotDirectory); texts.len()]),
             };
             let state = store.data_mut();
