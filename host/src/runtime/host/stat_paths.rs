@@ -91,15 +91,7 @@ pub fn add_to_linker<T: LookupView + 'static>(linker: &mut Linker<T>) -> Result<
             }
             let root = directory(store.data_mut().ctx().table, &dir)?;
             let cx = store.data().call().clone();
-            let texts = read_paths(&mut store, &paths)?;
-            let bytes: usize = texts.iter().map(|text| text.len()).sum();
-            if bytes > STAT_PATHS_PENDING_BYTES {
-                return Err(wasmtime::Error::msg(format!(
-                    "start-stat-paths was given {bytes} bytes of paths, and takes at most \
-                     {STAT_PATHS_PENDING_BYTES}"
-                )));
-            }
-            let texts: Vec<String> = texts
+            let texts: Vec<String> = read_paths(&mut store, &paths, STAT_PATHS_PENDING_BYTES)?
                 .into_iter()
                 .map(std::borrow::Cow::into_owned)
                 .collect();
@@ -136,16 +128,21 @@ fn stat_paths<T: LookupView>(
         return Ok((vec![Err(ErrorCode::NotDirectory); paths.len()],));
     };
     let cx = store.data().call().clone();
-    let texts = read_paths(&mut store, &paths)?;
+    let texts = read_paths(
+        &mut store,
+        &paths,
+        STAT_PATHS_MAX * STAT_PATHS_MAX_PATH_BYTES,
+    )?;
     Ok((stat_all(&root, &texts, &cx),))
 }
 
 /// The paths of a call, read from the guest's memory; more than
-/// [`STAT_PATHS_MAX`] of them, or more text than that many paths of
-/// [`STAT_PATHS_MAX_PATH_BYTES`] hold, traps.
+/// [`STAT_PATHS_MAX`] of them, or more than `max_bytes` of text in all,
+/// traps.
 fn read_paths<'s, T: 'static>(
     store: &'s mut StoreContextMut<'_, T>,
     paths: &WasmList<WasmStr>,
+    max_bytes: usize,
 ) -> wasmtime::Result<Vec<std::borrow::Cow<'s, str>>> {
     if paths.len() > STAT_PATHS_MAX {
         return Err(wasmtime::Error::msg(format!(
@@ -163,10 +160,10 @@ fn read_paths<'s, T: 'static>(
     for path in &paths {
         let text = path.to_str(store)?;
         read += text.len();
-        if read > STAT_PATHS_MAX * STAT_PATHS_MAX_PATH_BYTES {
-            return Err(wasmtime::Error::msg(
-                "stat-paths was given more text than its paths can hold",
-            ));
+        if read > max_bytes {
+            return Err(wasmtime::Error::msg(format!(
+                "stat-paths was given more than {max_bytes} bytes of paths"
+            )));
         }
         texts.push(text);
     }
@@ -187,7 +184,6 @@ impl PendingStats {
     /// Starts statting `paths` beneath `root` on as many threads as
     /// [`stat_all`] would use; the paths of each stay in order.
     fn start(root: Arc<File>, mut paths: Vec<String>, cx: CallContext) -> wasmtime::Result<Self> {
-        let dropped = Arc::new(AtomicBool::new(false));
         let share = paths.len().div_ceil(threads_for(paths.len())).max(1);
         let mut parts = Vec::new();
         while paths.len() > share {
@@ -195,26 +191,23 @@ impl PendingStats {
             parts.push(std::mem::replace(&mut paths, rest));
         }
         parts.push(paths);
-        let threads = parts
-            .into_iter()
-            .map(|part| {
-                let (root, cx, dropped) = (root.clone(), cx.clone(), dropped.clone());
-                std::thread::Builder::new()
-                    .name("toolcell-stats".into())
-                    .spawn(move || {
-                        let stop = Stop {
-                            cx: &cx,
-                            dropped: Some(&dropped),
-                        };
-                        stat_run(&root, &part, &stop)
-                    })
-            })
-            .collect::<std::io::Result<Vec<_>>>()?;
-        Ok(PendingStats {
-            threads,
-            answered: Vec::new(),
-            dropped,
-        })
+        // Built first: if a thread cannot be started, dropping it stops those
+        // that were.
+        let mut pending = PendingStats::answered(Vec::new());
+        for part in parts {
+            let (root, cx, dropped) = (root.clone(), cx.clone(), pending.dropped.clone());
+            let thread = std::thread::Builder::new()
+                .name("toolcell-stats".into())
+                .spawn(move || {
+                    let stop = Stop {
+                        cx: &cx,
+                        dropped: Some(&dropped),
+                    };
+                    stat_run(&root, &part, &stop)
+                })?;
+            pending.threads.push(thread);
+        }
+        Ok(pending)
     }
 
     /// Answers known from the start.
@@ -272,18 +265,18 @@ fn threads_for(count: usize) -> usize {
 /// the paths not yet statted are answered `interrupted`.
 pub fn stat_all<P: AsRef<str> + Sync>(root: &File, paths: &[P], cx: &CallContext) -> Vec<Answer> {
     let threads = threads_for(paths.len());
-    let cx = &Stop { cx, dropped: None };
+    let stop = &Stop { cx, dropped: None };
     if threads == 1 {
-        return stat_run(root, paths, cx);
+        return stat_run(root, paths, stop);
     }
     let share = paths.len().div_ceil(threads);
     std::thread::scope(|scope| {
         let helpers: Vec<_> = paths
             .chunks(share)
             .skip(1)
-            .map(|part| scope.spawn(move || stat_run(root, part, cx)))
+            .map(|part| scope.spawn(move || stat_run(root, part, stop)))
             .collect();
-        let mut answers = stat_run(root, &paths[..share], cx);
+        let mut answers = stat_run(root, &paths[..share], stop);
         for helper in helpers {
             match helper.join() {
                 Ok(part) => answers.extend(part),
