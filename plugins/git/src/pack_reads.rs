@@ -226,7 +226,7 @@ fn the_lazy_index_finds_every_object_as_the_whole_file_does() {
     assert_eq!(whole.num_objects(), 40_000);
     let entries: Vec<index::Entry> = whole.iter().collect();
     // A fresh lazy index for each batch, so that most lookups read chunks rather than the
-    // whole file (which a lazy index reads once a quarter of it has been read in chunks).
+    // whole file (which a lazy index reads once half of it has been read in chunks).
     for batch in entries.chunks(25) {
         let lazy = index::File::at(&path, hash).unwrap();
         assert_eq!(lazy.num_objects(), whole.num_objects());
@@ -298,5 +298,88 @@ fn objects_decoded_through_the_delta_base_cache_are_the_same() {
         }
     }
     assert!(chains > 0, "the pack has chains of more than one delta");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The bytes of a version 2 pack index of `ids` (sorted here), with made-up CRCs and offsets.
+fn index_of(ids: &mut Vec<[u8; 20]>) -> Vec<u8> {
+    ids.sort_unstable();
+    ids.dedup();
+    let mut bytes = b"\xfftOc\0\0\0\x02".to_vec();
+    for first in 0..=255u8 {
+        let below = ids.partition_point(|id| id[0] <= first) as u32;
+        bytes.extend(below.to_be_bytes());
+    }
+    for id in ids.iter() {
+        bytes.extend(id);
+    }
+    for n in 0..ids.len() as u32 {
+        bytes.extend((n ^ 0xdead_beef).to_be_bytes());
+    }
+    for n in 0..ids.len() as u32 {
+        bytes.extend((12 + 7 * n).to_be_bytes());
+    }
+    bytes.extend([0u8; 40]);
+    bytes
+}
+
+/// The lookup starts where a uniform id would lie in its bucket. Ids bunched at one end or
+/// around one place (which a real repository does not have, but a hand-made pack can), in
+/// buckets large enough for that first guess, are still found at their places, read lazily
+/// from a file and from memory alike, and ids just beside them are not found.
+#[test]
+fn lookups_find_ids_that_are_not_uniform() {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut ids = Vec::new();
+    for first in [0x00u8, 0x41, 0x42, 0xff] {
+        for n in 0..3000u64 {
+            let mut id = [0u8; 20];
+            id[0] = first;
+            id[4..12].copy_from_slice(&next().to_be_bytes());
+            id[12..20].copy_from_slice(&next().to_be_bytes());
+            match first {
+                // Bunched at the start of the bucket, then at its end.
+                0x00 => id[1..4].copy_from_slice(&[0, 0, (n % 7) as u8]),
+                0xff => id[1..4].copy_from_slice(&[0xff, 0xff, (n % 7) as u8]),
+                // Around the middle, and spread (the usual case).
+                0x41 => id[1..4].copy_from_slice(&[0x80, (n % 3) as u8, 0]),
+                _ => id[1..4].copy_from_slice(&next().to_be_bytes()[..3]),
+            }
+            ids.push(id);
+        }
+    }
+    // A bucket of two ids, below the size that takes the first guess.
+    ids.push([0x90; 20]);
+    ids.push([0x91; 20]);
+    let bytes = index_of(&mut ids);
+    let dir = std::env::temp_dir().join(format!("toolcell-index-skew-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pack-skew.idx");
+    std::fs::write(&path, &bytes).unwrap();
+    let hash = gix::hash::Kind::Sha1;
+    let whole = index::File::from_data(bytes, path.clone(), hash).unwrap();
+    let lazy = index::File::at(&path, hash).unwrap();
+    for (n, id) in ids.iter().enumerate() {
+        let oid = gix::ObjectId::from_bytes_or_panic(id);
+        assert_eq!(whole.lookup(oid), Some(n as u32), "{oid} in memory");
+        assert_eq!(lazy.lookup(oid), Some(n as u32), "{oid} from the file");
+        assert_eq!(lazy.pack_offset_at_index(n as u32), 12 + 7 * n as u64);
+        // The ids one below and one above are not in the index (they would be neighbours).
+        for delta in [-1i8, 1] {
+            let mut near = *id;
+            let last = &mut near[19];
+            *last = last.wrapping_add_signed(delta);
+            let expected = ids.binary_search(&near).ok().map(|at| at as u32);
+            let near = gix::ObjectId::from_bytes_or_panic(&near);
+            assert_eq!(whole.lookup(near), expected, "{near} in memory");
+            assert_eq!(lazy.lookup(near), expected, "{near} from the file");
+        }
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

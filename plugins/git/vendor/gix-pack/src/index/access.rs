@@ -297,24 +297,63 @@ pub(crate) fn lookup<'a>(
     let mut lower_bound = if first_byte != 0 { fan[first_byte - 1] } else { 0 };
 
     // Toolcell's patch: object ids are uniformly distributed, so the next two bytes of `id` say
-    // about where in its bucket it lies. Looking there first, within a window a few times the
-    // expected error (about the square root of the bucket's size), narrows the bisection to a
-    // few hundred bytes of the index: with an index read in chunks (`index::lazy`), a lookup
-    // then reads one or two chunks instead of one for each step of a bisection over the bucket.
+    // about where in its bucket it lies: the number of ids of the bucket below it is binomial,
+    // with a standard deviation of at most half the square root of the bucket's size. The
+    // search looks there first and then steps away from the guess, doubling the step, until it
+    // has passed `id`; the bisection then runs over the last step. A lookup so reads the index
+    // near one place, mostly within one chunk of an index read in chunks (`index::lazy`),
+    // instead of one chunk for each step of a bisection over the bucket. Ids that are not
+    // uniform (made on purpose) only make the steps longer: the answer is the same.
     let count = upper_bound - lower_bound;
     if count > 64 {
         let bytes = id.as_bytes();
         let fraction = u64::from(u16::from_be_bytes([bytes[1], bytes[2]]));
         let guess = lower_bound + ((u64::from(count) * fraction) >> 16) as u32;
-        let window = 4 * (count as f64).sqrt() as u32 + 16;
-        let low = guess.saturating_sub(window).max(lower_bound);
-        let high = guess.saturating_add(window).min(upper_bound);
-        if id < oid_at_index(low) {
-            upper_bound = low;
-        } else if id > oid_at_index(high - 1) {
-            lower_bound = high;
-        } else {
-            (lower_bound, upper_bound) = (low, high);
+        let mut step = ((count as f64).sqrt() as u32 / 2).max(1);
+        match id.cmp(oid_at_index(guess)) {
+            std::cmp::Ordering::Equal => return Some(guess),
+            std::cmp::Ordering::Less => {
+                let mut high = guess;
+                loop {
+                    if high - lower_bound <= step {
+                        upper_bound = high;
+                        break;
+                    }
+                    let probe = high - step;
+                    match id.cmp(oid_at_index(probe)) {
+                        std::cmp::Ordering::Equal => return Some(probe),
+                        std::cmp::Ordering::Less => {
+                            high = probe;
+                            step = step.saturating_mul(2);
+                        }
+                        std::cmp::Ordering::Greater => {
+                            (lower_bound, upper_bound) = (probe + 1, high);
+                            break;
+                        }
+                    }
+                }
+            }
+            std::cmp::Ordering::Greater => {
+                let mut low = guess + 1;
+                loop {
+                    if upper_bound - low <= step {
+                        lower_bound = low;
+                        break;
+                    }
+                    let probe = low + step - 1;
+                    match id.cmp(oid_at_index(probe)) {
+                        std::cmp::Ordering::Equal => return Some(probe),
+                        std::cmp::Ordering::Greater => {
+                            low = probe + 1;
+                            step = step.saturating_mul(2);
+                        }
+                        std::cmp::Ordering::Less => {
+                            (lower_bound, upper_bound) = (low, probe);
+                            break;
+                        }
+                    }
+                }
+            }
         }
     }
 
