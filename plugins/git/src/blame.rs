@@ -9,7 +9,7 @@ use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Error, Output};
 
-use crate::diff;
+use crate::renames;
 use crate::repo::{self, Text, fail, iso_time};
 use crate::slider;
 
@@ -295,7 +295,7 @@ fn walk(
         // the other parent, and then nothing is searched).
         for (parent, source) in &mut sources {
             if source.is_none()
-                && let Some(earlier) = diff::renamed_from(repo, parent, &commit, &path)?
+                && let Some(earlier) = renames::renamed_from(repo, parent, &commit, &path)?
             {
                 let trees = locate(repo, parent, earlier.path.as_ref(), None)?
                     .map(|(_, trees)| trees)

@@ -27,6 +27,7 @@ pub mod diff;
 pub mod log;
 pub mod preload;
 pub mod refs;
+pub mod renames;
 pub mod repo;
 pub mod show;
 pub mod slider;

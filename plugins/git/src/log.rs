@@ -23,7 +23,7 @@ use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Error, Output};
 
-use crate::diff;
+use crate::renames;
 use crate::repo::{self, Text, fail, iso_time};
 
 /// Arguments of `git_log`.
@@ -494,7 +494,7 @@ impl<'r> Walk<'r> {
             if let (Some((mode, _)), None, Some(parent)) = (mine, theirs, parent)
                 && (mode.is_blob() || mode.is_link())
                 && let Some(earlier) =
-                    diff::followed_from(self.repo, &self.commit(parent)?, &commit, &path)?
+                    renames::followed_from(self.repo, &self.commit(parent)?, &commit, &path)?
             {
                 path = earlier.path;
                 self.path = Some(path.clone());
