@@ -95,7 +95,6 @@ pub struct CommitInfo {
     pub body: Option<String>,
 }
 
-thread_local!(static FINDS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) });
 /// Runs `git_log`.
 pub fn git_log(args: LogArgs) -> Result<Output, Error> {
     let mut repo = repo::open(args.repo.as_deref())?;
@@ -161,7 +160,6 @@ pub fn git_log(args: LogArgs) -> Result<Output, Error> {
         commits.push(info);
     }
 
-    eprintln!("TIMING finds {}", FINDS.with(|f| f.get()));
     let mut budget = repo::max_output_bytes() / 2;
     if repo::fit(&mut commits, &mut budget) {
         more = true;
@@ -536,7 +534,6 @@ impl<'r> Walk<'r> {
                 break;
             }
             visited.push((depth, tree));
-            FINDS.with(|f| f.set(f.get() + 1));
             let object = self.repo.find_object(tree)?;
             let found = gix::objs::TreeRefIter::from_bytes(&object.data, self.repo.object_hash())
                 .filter_map(Result::ok)
