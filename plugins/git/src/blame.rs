@@ -309,7 +309,7 @@ fn walk(
             // the previous comparison: read it once.
             let ours = match last.take() {
                 Some((id, data)) if id == suspect.blob => data,
-                _ => read_blob(repo, suspect.blob)?,
+                _ => repo::read_blob(repo, suspect.blob)?,
             };
             for (parent, source) in sources {
                 let Some((from, blob, trees)) = source else {
@@ -318,7 +318,7 @@ fn walk(
                 if lines.is_empty() {
                     break;
                 }
-                let theirs = read_blob(repo, blob)?;
+                let theirs = repo::read_blob(repo, blob)?;
                 let (kept, taken) = unchanged_in(&theirs, &ours, lines);
                 lines = kept;
                 let time = commit_time(&parent)?;
@@ -463,14 +463,6 @@ fn blob_at(commit: &gix::Commit<'_>, path: &BStr) -> Result<Option<ObjectId>, Er
         .map(|entry| entry.object_id()))
 }
 
-fn read_blob(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, Error> {
-    Ok(repo
-        .find_object(id)
-        .map_err(|e| fail(&format!("cannot read blob {id}"), e))?
-        .detach()
-        .data)
-}
-
 fn commit_time(commit: &gix::Commit<'_>) -> Result<i64, Error> {
     commit
         .time()
@@ -523,7 +515,9 @@ mod tests {
         let commit = repo::commit(&repo, "HEAD")?;
         let path = BString::from(path);
         let blob = blob_at(&commit, path.as_ref())?.ok_or_else(|| Error::new("no such file"))?;
-        let lines = read_blob(&repo, blob)?.lines_with_terminator().count() as u32;
+        let lines = repo::read_blob(&repo, blob)?
+            .lines_with_terminator()
+            .count() as u32;
         let start = std::time::Instant::now();
         let origins = walk(&repo, commit.id, path, blob, 0..lines)?;
         let commits: HashSet<ObjectId> = origins.iter().map(|origin| origin.commit).collect();

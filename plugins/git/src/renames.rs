@@ -8,7 +8,7 @@ use gix::bstr::{BString, ByteSlice};
 use toolcell_sdk::Error;
 
 use crate::diff::{FileChange, Kind, S_IFMT, Side, commit_tree, entry_mode, is_binary, within};
-use crate::repo::fail;
+use crate::repo::{fail, read_blob};
 
 /// Rename detection as git configures it: `diff.renameLimit` (default 1000)
 /// bounds the files compared pair by pair.
@@ -270,10 +270,10 @@ fn source_of(
             continue;
         }
         if ours.is_none() {
-            ours = Some(read_object(repo, target)?);
+            ours = Some(read_blob(repo, target)?);
         }
         let new = ours.as_deref().unwrap_or_default();
-        let score = similarity(&read_object(repo, side.id)?, new);
+        let score = similarity(&read_blob(repo, side.id)?, new);
         if score < RENAME_SIMILARITY {
             continue;
         }
@@ -290,14 +290,6 @@ fn source_of(
 /// How similar, in percent, a deleted file must be to be the source of a
 /// rename: git's default (`-M50%`).
 const RENAME_SIMILARITY: u32 = 50;
-
-fn read_object(repo: &gix::Repository, id: ObjectId) -> Result<Vec<u8>, Error> {
-    Ok(repo
-        .find_object(id)
-        .map_err(|e| fail(&format!("cannot read blob {id}"), e))?
-        .detach()
-        .data)
-}
 
 /// How much of `new` comes from `old`, in percent of the larger file, as
 /// git estimates it to find renames (`diffcore-delta.c`): each file is cut

@@ -141,6 +141,15 @@ fn not_a_repository(path: &Path, error: &dyn std::fmt::Display) -> Error {
     ))
 }
 
+/// The bytes of blob `id`.
+pub fn read_blob(repo: &gix::Repository, id: gix::ObjectId) -> Result<Vec<u8>, Error> {
+    Ok(repo
+        .find_object(id)
+        .map_err(|e| fail(&format!("cannot read blob {id}"), e))?
+        .detach()
+        .data)
+}
+
 /// The commit `rev` names (a tag is peeled to its commit).
 pub fn commit<'r>(repo: &'r gix::Repository, rev: &str) -> Result<gix::Commit<'r>, Error> {
     let object = object(repo, rev)?;
