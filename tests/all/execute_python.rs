@@ -12,11 +12,6 @@ use crate::support::{CallResult, Fixture, Server, copy_dir, workspace_root};
 /// Each is reported to the lead and listed in docs/plugins/python.md.
 const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
     (
-        "38_exception_messages",
-        "OS errors carry WASI's numbers and Rust's messages: `[Errno 44] No such file or \
-         directory (os error 44)` for CPython's `[Errno 2] No such file or directory`",
-    ),
-    (
         "58_html_xml",
         "RustPython's `pyexpat` builds no elements: `ElementTree.fromstring` returns an \
          empty root",
@@ -409,6 +404,30 @@ async fn python_results_carry_stdout_stderr_and_tracebacks() {
         "{text}"
     );
     assert!(text.ends_with("KeyError: 'k'\n"), "{text}");
+
+    // OS errors read as CPython's (the C library's message, not Rust's with the number again),
+    // from `os` and from `open`, and the traceback has only the code's own frames.
+    let os_errors = run(
+        &server,
+        "import os\ntry:\n    os.listdir('no-dir')\nexcept OSError as e:\n    print(e, e.args)\n\
+         open('no-file.txt')",
+    )
+    .await;
+    let text = os_errors.error_text();
+    assert!(
+        text.starts_with(
+            "[Errno 44] No such file or directory: 'no-dir' (44, 'No such file or directory')\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("FileNotFoundError: [Errno 44] No such file or directory: 'no-file.txt'\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("line 6, in <module>") && !text.contains("<prelude>"),
+        "{text}"
+    );
 
     let exited = run(&server, "import sys\nsys.exit('bad input')").await;
     assert!(

@@ -95,6 +95,65 @@ sys.stderr = sys.__stderr__ = _Capture(2, "<stderr>")
 sys.stdin = sys.__stdin__ = _io.StringIO(_toolcell_stdin)
 
 
+def _mend_errors(function):
+    """`function`, raising OS errors with the C library's message, as CPython
+    does: RustPython on WASI gives them Rust's, which ends in the number
+    again ("No such file or directory (os error 44)")."""
+
+    def mended(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except OSError as error:
+            text = error.strerror
+            cut = text.find(" (os error ") if type(text) is str else -1
+            if cut >= 0:
+                error.strerror = text[:cut]
+                if len(error.args) == 2:
+                    error.args = (error.errno, error.strerror)
+            raise
+
+    mended.__name__ = function.__name__
+    mended.__qualname__ = function.__qualname__
+    mended.__doc__ = function.__doc__
+    return mended
+
+
+# The functions that touch files, before `os` copies them from `posix`.
+_io.open = builtins.open = _mend_errors(_io.open)
+for _name in ("chdir", "close", "fstat", "fsync", "ftruncate", "getcwd", "link", "listdir",
+              "lseek", "lstat", "mkdir", "open", "read", "readinto", "readlink", "remove",
+              "rename", "replace", "rmdir", "scandir", "stat", "symlink", "truncate", "unlink",
+              "utime", "write"):
+    if hasattr(posix, _name):
+        setattr(posix, _name, _mend_errors(getattr(posix, _name)))
+
+
+def _toolcell_format(error):
+    """`error` with its traceback, as CPython prints it, without the frames
+    of this prelude's functions, which CPython does not have."""
+    import traceback
+
+    seen = set()
+    pending = [error]
+    while pending:
+        current = pending.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        pending += (current.__cause__, current.__context__)
+        first = current.__traceback__
+        while first is not None and first.tb_frame.f_code.co_filename == "<prelude>":
+            first = first.tb_next
+        current.__traceback__ = entry = first
+        while entry is not None:
+            following = entry.tb_next
+            while following is not None and following.tb_frame.f_code.co_filename == "<prelude>":
+                following = following.tb_next
+            entry.tb_next = following
+            entry = following
+    return "".join(traceback.format_exception(error))
+
+
 def _no_process(name):
     def refuse(*args, **kwargs):
         raise PermissionError(
@@ -226,4 +285,4 @@ sys.meta_path[0:0] = [_Refused, _MendCsv]
 sys.meta_path.append(_Files)
 for _name in (*_Refused._why, "_csv", "csv"):
     sys.modules.pop(_name, None)
-del _name, _no_process, _Capture, _Refused, _Files, _MendCsv
+del _name, _mend_errors, _no_process, _Capture, _Refused, _Files, _MendCsv

@@ -14,7 +14,7 @@ use rustpython::InterpreterBuilderExt;
 use rustpython_vm::builtins::PyBaseExceptionRef;
 use rustpython_vm::builtins::PyStrRef;
 use rustpython_vm::scope::Scope;
-use rustpython_vm::{AsObject, Settings};
+use rustpython_vm::{AsObject, PyObjectRef, Settings};
 use rustpython_vm::{InterpreterBuilder, PyResult, VirtualMachine};
 
 /// Python's recursion limit in the sandbox: CPython's. The host gives each call
@@ -120,18 +120,18 @@ pub fn run(code: &str, stdin: &str, cwd: Option<PathBuf>, limit: usize) -> Outco
             .interpreter();
         failure = interpreter.enter(|vm| {
             vm.recursion_limit.set(RECURSION_LIMIT);
-            let scope = match prepare(vm, stdin, limit) {
-                Ok(scope) => scope,
+            let (scope, format) = match prepare(vm, stdin, limit) {
+                Ok(prepared) => prepared,
                 Err(exc) => {
                     return Some(format!(
                         "the Python interpreter failed to start:\n{}",
-                        traceback(vm, &exc)
+                        traceback(vm, &exc, None)
                     ));
                 }
             };
             match vm.run_string(scope, code, SOURCE_NAME.to_owned()) {
                 Ok(_) => None,
-                Err(exc) => ended(vm, exc),
+                Err(exc) => ended(vm, exc, &format),
             }
         });
     }
@@ -146,8 +146,9 @@ pub fn run(code: &str, stdin: &str, cwd: Option<PathBuf>, limit: usize) -> Outco
     }
 }
 
-/// Runs the prelude and returns the scope of `__main__` for the code.
-fn prepare(vm: &VirtualMachine, stdin: &str, limit: usize) -> PyResult<Scope> {
+/// Runs the prelude and returns the scope of `__main__` for the code, and the prelude's
+/// `_toolcell_format`, which writes a traceback.
+fn prepare(vm: &VirtualMachine, stdin: &str, limit: usize) -> PyResult<(Scope, PyObjectRef)> {
     let prelude = vm.new_scope_with_builtins();
     let write = vm.new_function("_toolcell_write", |fd: i32, text: PyStrRef| {
         let text = text.as_wtf8().to_string_lossy();
@@ -168,31 +169,39 @@ fn prepare(vm: &VirtualMachine, stdin: &str, limit: usize) -> PyResult<Scope> {
     prelude
         .globals
         .set_item("_toolcell_stop", vm.ctx.new_str(stop).into(), vm)?;
-    vm.run_string(prelude, include_str!("prelude.py"), "<prelude>".to_owned())?;
-    vm.new_scope_with_main()
+    vm.run_string(
+        prelude.clone(),
+        include_str!("prelude.py"),
+        "<prelude>".to_owned(),
+    )?;
+    let format = prelude.globals.get_item("_toolcell_format", vm)?;
+    Ok((vm.new_scope_with_main()?, format))
 }
 
 /// How a run that raised `exc` ended: `None` for `sys.exit(0)`, else why it failed.
-fn ended(vm: &VirtualMachine, exc: PyBaseExceptionRef) -> Option<String> {
+fn ended(vm: &VirtualMachine, exc: PyBaseExceptionRef, format: &PyObjectRef) -> Option<String> {
     if exc.fast_isinstance(vm.ctx.exceptions.system_exit) {
         // Writes a message argument to sys.stderr, as CPython does.
         let status = vm.handle_exit_exception(exc);
         return (status != 0).then(|| format!("the code exited with status {status}"));
     }
-    Some(traceback(vm, &exc))
+    Some(traceback(vm, &exc, Some(format)))
 }
 
-/// `exc` with its traceback, as CPython prints it: by the `traceback` module, which also
-/// shows each frame's source line (the code is in `linecache`); RustPython's own writer
-/// (`KeyError: k` for `KeyError: 'k'`, no source lines) only if that fails.
-fn traceback(vm: &VirtualMachine, exc: &PyBaseExceptionRef) -> String {
-    let formatted = vm
-        .import("traceback", 0)
-        .and_then(|module| module.get_attr("format_exception", vm))
-        .and_then(|format| format.call((exc.clone(),), vm))
-        .and_then(|lines| vm.call_method(vm.ctx.new_str("").as_object(), "join", (lines,)))
-        .and_then(|text| text.str(vm));
-    if let Ok(text) = formatted {
+/// `exc` with its traceback, as CPython prints it: by the prelude's `format` (the `traceback`
+/// module without the prelude's own frames), which also shows each frame's source line (the
+/// code is in `linecache`); RustPython's own writer (`KeyError: k` for `KeyError: 'k'`, no
+/// source lines) if the prelude did not run or that fails.
+fn traceback(
+    vm: &VirtualMachine,
+    exc: &PyBaseExceptionRef,
+    format: Option<&PyObjectRef>,
+) -> String {
+    let formatted = format
+        .map(|format| format.call((exc.clone(),), vm))
+        .and_then(Result::ok)
+        .and_then(|text| text.str(vm).ok());
+    if let Some(text) = formatted {
         return text.as_wtf8().to_string_lossy().into_owned();
     }
     let mut text = String::new();
