@@ -10,13 +10,7 @@ use crate::support::{CallResult, Fixture, Server, copy_dir, workspace_root};
 /// remove, with the reason. They still run (and must not break the server); only their output
 /// is not compared.
 /// Each is reported to the lead and listed in docs/plugins/python.md.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
-    (
-        "58_html_xml",
-        "RustPython's `pyexpat` builds no elements: `ElementTree.fromstring` returns an \
-         empty root",
-    ),
-];
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 /// The granted environment variable, and one that is set on the server but not granted.
 const GRANTED_VAR: &str = "TOOLCELL_TEST_PY_GRANTED";
@@ -323,8 +317,14 @@ async fn python_forbidden_things_fail_cleanly() {
         ),
         (
             "import socket\nsocket.create_connection(('example.com', 80))",
-            "ImportError: No module named 'socket': run_python runs in a sandbox and it has no \
-             network sockets",
+            "PermissionError: socket.getaddrinfo is not available: run_python runs in a sandbox \
+             that has no network sockets",
+        ),
+        (
+            // What imports `socket` at its top imports; reaching the network fails.
+            "import urllib.request\nurllib.request.urlopen('http://example.com/')",
+            "<urlopen error socket.getaddrinfo is not available: run_python runs in a sandbox \
+             that has no network sockets>",
         ),
         (
             "import ctypes\nctypes.CDLL(None)",
@@ -340,8 +340,9 @@ async fn python_forbidden_things_fail_cleanly() {
             "PermissionError: os.system is not available",
         ),
         (
-            "import importlib\nimportlib.import_module('_socket')",
-            "ImportError: No module named '_socket'",
+            "import importlib\nimportlib.import_module('_socket').socket()",
+            "PermissionError: socket.socket is not available: run_python runs in a sandbox that \
+             has no network sockets",
         ),
     ];
     for (code, message) in cases {

@@ -182,8 +182,6 @@ class _Refused:
         "subprocess": "it cannot start processes",
         "_posixsubprocess": "it cannot start processes",
         "multiprocessing": "it cannot start processes",
-        "socket": "it has no network sockets",
-        "_socket": "it has no network sockets",
         "ssl": "it has no network sockets",
         "_ssl": "it has no network sockets",
         "ctypes": "it cannot load native code",
@@ -277,12 +275,144 @@ class _MendCsv:
         _BuiltinImporter.exec_module(module)
 
 
+class _MendExpat:
+    """Loads `pyexpat` from expat_port.py (which says why) in place of
+    RustPython's, when the code first imports it (through `xml.etree`,
+    `xml.dom.minidom`, `xml.sax`, `plistlib` or itself)."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name != "pyexpat":
+            return None
+        return _ModuleSpec(name, cls, origin="expat_port.py")
+
+    @staticmethod
+    def create_module(spec):
+        module = type(sys)("pyexpat")
+        module.__spec__ = spec
+        module.__loader__ = spec.loader
+        exec(compile(_toolcell_expat_port, "<expat_port.py>", "exec"), module.__dict__)
+        return module
+
+    @staticmethod
+    def exec_module(module):
+        pass
+
+
+class _MendParseError:
+    """Gives ElementTree's `ParseError` CPython's `str()` when ElementTree is
+    imported: RustPython's `str()` of a `SyntaxError` with no file or line
+    ends in "(None, line None)", and `ParseError` is one."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name != "xml.etree.ElementTree":
+            return None
+        spec = _FrozenImporter.find_spec(name)
+        if spec is not None:
+            spec.loader = cls
+        return spec
+
+    @staticmethod
+    def create_module(spec):
+        return _FrozenImporter.create_module(spec)
+
+    @staticmethod
+    def exec_module(module):
+        _FrozenImporter.exec_module(module)
+
+        def __str__(self):
+            # CPython's SyntaxError_str.
+            filename = self.filename.rpartition("/")[2] if type(self.filename) is str else None
+            if filename and type(self.lineno) is int:
+                return f"{self.msg} ({filename}, line {self.lineno})"
+            if filename:
+                return f"{self.msg} ({filename})"
+            if type(self.lineno) is int:
+                return f"{self.msg} (line {self.lineno})"
+            return str(self.msg)
+
+        module.ParseError.__str__ = __str__
+
+
+class _NoSockets:
+    """`_socket` with no sockets: the constants, exceptions and pure functions
+    the standard library's `socket` reads, a `socket` type that cannot be
+    made, and name lookups that refuse. So `socket`, and what imports it at
+    its top (`http.client`, `urllib.request`, `logging.handlers`, `xml.sax`),
+    import as under CPython, and reaching the network fails with the reason."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name != "_socket":
+            return None
+        return _ModuleSpec(name, cls, origin="run_python")
+
+    @staticmethod
+    def create_module(spec):
+        module = type(sys)("_socket")
+        why = "run_python runs in a sandbox that has no network sockets"
+
+        def refuse(name):
+            def refused(*args, **kwargs):
+                raise PermissionError(f"socket.{name} is not available: {why}")
+
+            refused.__name__ = name
+            return refused
+
+        class socket:
+            """A socket, which the sandbox cannot make."""
+
+            __slots__ = ()
+
+            def __init__(self, *args, **kwargs):
+                raise PermissionError(f"socket.socket is not available: {why}")
+
+        module.socket = module.SocketType = socket
+        # Linux's numbers, as CPython there has them.
+        module.__dict__.update(
+            AF_UNSPEC=0, AF_UNIX=1, AF_INET=2, AF_INET6=10, SOCK_STREAM=1, SOCK_DGRAM=2,
+            SOCK_RAW=3, SOL_SOCKET=1, SO_REUSEADDR=2, SO_KEEPALIVE=9, SO_BROADCAST=6,
+            IPPROTO_IP=0, IPPROTO_TCP=6, IPPROTO_UDP=17, IPPROTO_IPV6=41, TCP_NODELAY=1,
+            IPV6_V6ONLY=26, AI_PASSIVE=1, AI_CANONNAME=2, AI_NUMERICHOST=4, NI_NUMERICHOST=1,
+            NI_NUMERICSERV=2, MSG_PEEK=2, SHUT_RD=0, SHUT_WR=1, SHUT_RDWR=2, SOMAXCONN=4096,
+            has_ipv6=False, error=OSError, timeout=TimeoutError,
+        )
+        module.herror = type("herror", (OSError,), {"__module__": "socket"})
+        module.gaierror = type("gaierror", (OSError,), {"__module__": "socket"})
+        timeout = [None]
+        module.getdefaulttimeout = lambda: timeout[0]
+
+        def setdefaulttimeout(value):
+            timeout[0] = None if value is None else float(value)
+
+        module.setdefaulttimeout = setdefaulttimeout
+        module.gethostname = lambda: "localhost"
+        for name in ("htons", "ntohs"):
+            setattr(module, name, lambda x: ((x & 0xFF) << 8) | ((x >> 8) & 0xFF))
+        for name in ("htonl", "ntohl"):
+            setattr(module, name, lambda x: int.from_bytes(x.to_bytes(4, "little"), "big"))
+        for name in ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr",
+                     "getnameinfo", "getservbyname", "getservbyport", "getprotobyname",
+                     "socketpair", "fromfd", "inet_aton", "inet_ntoa", "inet_pton",
+                     "inet_ntop"):
+            setattr(module, name, refuse(name))
+        return module
+
+    @staticmethod
+    def exec_module(module):
+        pass
+
+
 from _frozen_importlib import BuiltinImporter as _BuiltinImporter
+from _frozen_importlib import FrozenImporter as _FrozenImporter
 from _frozen_importlib import ModuleSpec as _ModuleSpec
 
 sys.path.insert(0, "")
-sys.meta_path[0:0] = [_Refused, _MendCsv]
+sys.meta_path[0:0] = [_Refused, _NoSockets, _MendCsv, _MendExpat, _MendParseError]
 sys.meta_path.append(_Files)
-for _name in (*_Refused._why, "_csv", "csv"):
+for _name in (*_Refused._why, "_socket", "socket", "_csv", "csv", "pyexpat",
+              "xml.etree.ElementTree"):
     sys.modules.pop(_name, None)
-del _name, _mend_errors, _no_process, _Capture, _Refused, _Files, _MendCsv
+del _name, _mend_errors, _no_process, _Capture, _Refused, _NoSockets, _Files, _MendCsv, _MendExpat
+del _MendParseError

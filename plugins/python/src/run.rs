@@ -165,6 +165,11 @@ fn prepare(vm: &VirtualMachine, stdin: &str, limit: usize) -> PyResult<(Scope, P
         vm.ctx.new_str(include_str!("csv_port.py")).into(),
         vm,
     )?;
+    prelude.globals.set_item(
+        "_toolcell_expat_port",
+        vm.ctx.new_str(include_str!("expat_port.py")).into(),
+        vm,
+    )?;
     let stop = format!("output passed {limit} bytes; the run was stopped");
     prelude
         .globals
