@@ -1,17 +1,26 @@
-use crate::atomic::{Ordering, PyAtomic, Radium};
+use crate::atomic::{Ordering, Radium};
 
-// State layout (usize):
+// State layout (Word):
 //   [1 bit: destructed] [1 bit: reserved] [1 bit: leaked] [N bits: weak_count] [M bits: strong_count]
-// 64-bit: N=30, M=31.  32-bit: N=14, M=15.
+// N=30, M=31.
+//
+// Toolcell's patch: the state is a u64 on every target. Upstream it is a usize, which on a
+// 32-bit target (wasm32) leaves 15 bits for the strong count, and the process aborts when an
+// object is referenced a 32,768th time: `[0] * 40000` did.
+//
+// The object header's alignment must stay that of a pointer (rustpython-vm asserts that its weak
+// reference list is aligned at least as much as an object), so on a 32-bit target the word is two
+// 32-bit halves, `SplitWord`, not an `AtomicU64`.
+type Word = u64;
 const FLAG_BITS: u32 = 3;
-const DESTRUCTED: usize = 1 << (usize::BITS - 1);
-const LEAKED: usize = 1 << (usize::BITS - 3);
-const TOTAL_COUNT_WIDTH: u32 = usize::BITS - FLAG_BITS;
+const DESTRUCTED: Word = 1 << (Word::BITS - 1);
+const LEAKED: Word = 1 << (Word::BITS - 3);
+const TOTAL_COUNT_WIDTH: u32 = Word::BITS - FLAG_BITS;
 const WEAK_WIDTH: u32 = TOTAL_COUNT_WIDTH / 2;
 const STRONG_WIDTH: u32 = TOTAL_COUNT_WIDTH - WEAK_WIDTH;
-const STRONG: usize = (1 << STRONG_WIDTH) - 1;
-const COUNT: usize = 1;
-const WEAK_COUNT: usize = 1 << STRONG_WIDTH;
+const STRONG: Word = (1 << STRONG_WIDTH) - 1;
+const COUNT: Word = 1;
+const WEAK_COUNT: Word = 1 << STRONG_WIDTH;
 
 #[inline(never)]
 #[cold]
@@ -22,20 +31,20 @@ fn refcount_overflow() -> ! {
     core::panic!("refcount overflow");
 }
 
-/// State wraps reference count + flags in a single word (platform usize)
+/// State wraps reference count + flags in a single word (a u64: Toolcell's patch)
 #[derive(Clone, Copy)]
 struct State {
-    inner: usize,
+    inner: Word,
 }
 
 impl State {
     #[inline]
-    fn from_raw(inner: usize) -> Self {
+    fn from_raw(inner: Word) -> Self {
         Self { inner }
     }
 
     #[inline]
-    fn as_raw(self) -> usize {
+    fn as_raw(self) -> Word {
         self.inner
     }
 
@@ -56,7 +65,7 @@ impl State {
 
     #[inline]
     fn add_strong(self, val: u32) -> Self {
-        Self::from_raw(self.inner + (val as usize) * COUNT)
+        Self::from_raw(self.inner + (val as Word) * COUNT)
     }
 
     #[inline]
@@ -67,11 +76,95 @@ impl State {
 
 /// Reference count using state layout with LEAKED support.
 ///
-/// State layout (usize):
-/// 64-bit: [1 bit: destructed] [1 bit: reserved] [1 bit: leaked] [30 bits: weak_count] [31 bits: strong_count]
-/// 32-bit: [1 bit: destructed] [1 bit: reserved] [1 bit: leaked] [14 bits: weak_count] [15 bits: strong_count]
+/// State layout (u64 on every target: Toolcell's patch):
+/// [1 bit: destructed] [1 bit: reserved] [1 bit: leaked] [30 bits: weak_count] [31 bits: strong_count]
 pub struct RefCount {
-    state: PyAtomic<usize>,
+    state: StateCell,
+}
+
+#[cfg(target_pointer_width = "64")]
+type StateCell = crate::atomic::PyAtomic<Word>;
+#[cfg(not(target_pointer_width = "64"))]
+type StateCell = SplitWord;
+
+/// A 64-bit word kept as two 32-bit atomics, for 32-bit targets (Toolcell's patch).
+///
+/// Each half is atomic, the pair is not: an update is a read of both halves and a write of both.
+/// That is only sound where one thread at a time reaches an object's count, which is what the
+/// build it is for has: the python plugin's RustPython is built without the `threading` feature
+/// for wasm32-wasip2, which has no threads. A build with `threading` for a 32-bit target must not
+/// use it.
+#[cfg(not(target_pointer_width = "64"))]
+pub struct SplitWord {
+    low: core::sync::atomic::AtomicU32,
+    high: core::sync::atomic::AtomicU32,
+}
+
+#[cfg(all(not(target_pointer_width = "64"), feature = "threading"))]
+compile_error!("rustpython-common's SplitWord reference count is not atomic: no `threading` on 32-bit targets");
+
+// The orderings are not needed with one thread (see `SplitWord`), and `AtomicU32` would refuse
+// some of them for a store (an `AcqRel` exchange): every half is read and written `Relaxed`.
+#[cfg(not(target_pointer_width = "64"))]
+impl SplitWord {
+    fn new(value: Word) -> Self {
+        Self {
+            low: core::sync::atomic::AtomicU32::new(value as u32),
+            high: core::sync::atomic::AtomicU32::new((value >> 32) as u32),
+        }
+    }
+
+    #[inline]
+    fn load(&self, _order: Ordering) -> Word {
+        let low = self.low.load(Ordering::Relaxed) as Word;
+        ((self.high.load(Ordering::Relaxed) as Word) << 32) | low
+    }
+
+    #[inline]
+    fn store(&self, value: Word) {
+        self.high.store((value >> 32) as u32, Ordering::Relaxed);
+        self.low.store(value as u32, Ordering::Relaxed);
+    }
+
+    #[inline]
+    fn fetch_add(&self, value: Word, _order: Ordering) -> Word {
+        let old = self.load(Ordering::Relaxed);
+        self.store(old.wrapping_add(value));
+        old
+    }
+
+    #[inline]
+    fn fetch_sub(&self, value: Word, _order: Ordering) -> Word {
+        let old = self.load(Ordering::Relaxed);
+        self.store(old.wrapping_sub(value));
+        old
+    }
+
+    #[inline]
+    fn compare_exchange_weak(
+        &self,
+        current: Word,
+        new: Word,
+        _success: Ordering,
+        _failure: Ordering,
+    ) -> Result<Word, Word> {
+        let old = self.load(Ordering::Relaxed);
+        if old != current {
+            return Err(old);
+        }
+        self.store(new);
+        Ok(old)
+    }
+}
+
+#[cfg(target_pointer_width = "64")]
+fn new_state(value: Word) -> StateCell {
+    Radium::new(value)
+}
+
+#[cfg(not(target_pointer_width = "64"))]
+fn new_state(value: Word) -> StateCell {
+    SplitWord::new(value)
 }
 
 impl Default for RefCount {
@@ -85,7 +178,7 @@ impl RefCount {
     pub fn new() -> Self {
         // Initial state: strong=1, weak=1 (implicit weak for strong refs)
         Self {
-            state: Radium::new(COUNT + WEAK_COUNT),
+            state: new_state(COUNT + WEAK_COUNT),
         }
     }
 
@@ -99,7 +192,7 @@ impl RefCount {
     #[inline]
     pub fn inc(&self) {
         let val = State::from_raw(self.state.fetch_add(COUNT, Ordering::Relaxed));
-        if val.destructed() || (val.strong() as usize) > STRONG - 1 {
+        if val.destructed() || (val.strong() as Word) > STRONG - 1 {
             refcount_overflow();
         }
         if val.strong() == 0 {
@@ -110,9 +203,10 @@ impl RefCount {
 
     #[inline]
     pub fn inc_by(&self, n: usize) {
+        let n = n as Word;
         debug_assert!(n <= STRONG);
         let val = State::from_raw(self.state.fetch_add(n * COUNT, Ordering::Relaxed));
-        if val.destructed() || (val.strong() as usize) > STRONG - n {
+        if val.destructed() || (val.strong() as Word) > STRONG - n {
             refcount_overflow();
         }
     }
@@ -126,7 +220,7 @@ impl RefCount {
             if old.destructed() || old.strong() == 0 {
                 return false;
             }
-            if (old.strong() as usize) >= STRONG {
+            if (old.strong() as Word) >= STRONG {
                 refcount_overflow();
             }
             let new_state = old.add_strong(1);
