@@ -19,6 +19,12 @@
 //!   WIT, the SDKs' templates) are staged in `packaged/` under the same
 //!   relative paths.
 //!
+//! In the repository, it also compiles the builtins that are
+//! `precompiled()` to native code for the target, with `host/precompile`
+//! (built for this machine), and the table embeds that code too, so that a
+//! first start need not compile them. A packaged crate, or a target of
+//! another architecture than this machine's, embeds none.
+//!
 //! Either way it tells the crate where those files are: the environment
 //! variable `TOOLCELL_SOURCES` (the repository's root, or a copy of
 //! `packaged/` in `OUT_DIR` with the names `stage.sh` had to change given
@@ -57,9 +63,11 @@ fn main() {
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo"));
     println!("cargo::rustc-check-cfg=cfg(toolcell_packaged)");
 
-    let components = if root.join("plugins").is_dir() {
+    let (components, precompiled) = if root.join("plugins").is_dir() {
         println!("cargo::rustc-env=TOOLCELL_SOURCES={}", root.display());
-        build_from_source(root, &out_dir)
+        let (components, target_dir) = build_from_source(root, &out_dir);
+        let precompiled = precompile(root, &target_dir, &out_dir);
+        (components, precompiled)
     } else {
         let packaged = manifest_dir.join(PACKAGED);
         println!("cargo::rerun-if-changed={}", packaged.display());
@@ -71,15 +79,21 @@ fn main() {
         unstage(&packaged, &sources);
         println!("cargo::rustc-env=TOOLCELL_SOURCES={}", sources.display());
         println!("cargo::rustc-cfg=toolcell_packaged");
-        staged(&packaged.join("plugins"))
+        // A packaged crate has no precompiler: its builtins compile at the
+        // first start.
+        (
+            staged(&packaged.join("plugins")),
+            vec![None; BUILTINS.len()],
+        )
     };
 
     // The runtime embeds every builtin with this table (see
-    // `runtime::builtin`): name, component and its SHA-256.
+    // `runtime::builtin`): name, component, its SHA-256 and its compiled
+    // code, if any.
     // SHA256SUMS lists what a packaged crate carries: the builtins `in_crate`.
     let mut embedded = String::from("&[\n");
     let mut sums = String::new();
-    for (builtin, bytes) in BUILTINS.iter().zip(components) {
+    for ((builtin, bytes), compiled) in BUILTINS.iter().zip(components).zip(precompiled) {
         let Some(bytes) = bytes else { continue };
         let dest = out_dir.join(format!("{}.wasm", builtin.name));
         std::fs::write(&dest, &bytes)
@@ -88,8 +102,12 @@ fn main() {
         let digest = out_dir.join(format!("{}.sha256", builtin.name));
         std::fs::write(&digest, sha256)
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", digest.display()));
+        let compiled = match compiled {
+            Some(path) => format!("Some(include_bytes!({:?}))", path.display().to_string()),
+            None => "None".to_owned(),
+        };
         embedded.push_str(&format!(
-            "    ({:?}, include_bytes!({:?}), include_bytes!({:?})),\n",
+            "    ({:?}, include_bytes!({:?}), include_bytes!({:?}), {compiled}),\n",
             builtin.name,
             dest.display().to_string(),
             digest.display().to_string(),
@@ -108,8 +126,9 @@ fn main() {
 }
 
 /// Builds every builtin from the repository at `root`; returns their
-/// components in the order of `BUILTINS`.
-fn build_from_source(root: &Path, out_dir: &Path) -> Vec<Option<Vec<u8>>> {
+/// components in the order of `BUILTINS`, and the target directory of the
+/// nested builds.
+fn build_from_source(root: &Path, out_dir: &Path) -> (Vec<Option<Vec<u8>>>, PathBuf) {
     for watched in ["plugins", "sdk", "wit", "Cargo.lock"] {
         println!("cargo::rerun-if-changed={}", root.join(watched).display());
     }
@@ -147,14 +166,84 @@ fn build_from_source(root: &Path, out_dir: &Path) -> Vec<Option<Vec<u8>>> {
             build(root, &target_dir, &["--manifest-path", manifest]);
         }
     }
-    BUILTINS
+    let components = BUILTINS
         .iter()
         .map(|builtin| {
             let built = target_dir.join(TARGET).join("release").join(builtin.file);
             let bytes = std::fs::read(&built);
             Some(bytes.unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display())))
         })
-        .collect()
+        .collect();
+    (components, target_dir)
+}
+
+/// Compiles the builtins marked `precompiled` to native code for the
+/// target, with `host/precompile` (built for this machine in a target
+/// directory of its own under `target_dir`, where the components are);
+/// returns the files written in `out_dir`, in the order of `BUILTINS`,
+/// `None` for the others.
+///
+/// Only when the target has this machine's architecture: the precompiler's
+/// Cranelift generates code for that one (a macOS check or build for
+/// aarch64 on x86-64 embeds none, and its first start compiles).
+fn precompile(root: &Path, target_dir: &Path, out_dir: &Path) -> Vec<Option<PathBuf>> {
+    let none = vec![None; BUILTINS.len()];
+    let target = env::var("TARGET").expect("set by cargo");
+    let host = env::var("HOST").expect("set by cargo");
+    let arch = |triple: &str| triple.split('-').next().unwrap_or_default().to_owned();
+    if arch(&target) != arch(&host) {
+        return none;
+    }
+    println!(
+        "cargo::rerun-if-changed={}",
+        root.join("host/precompile").display()
+    );
+    println!(
+        "cargo::rerun-if-changed={}",
+        root.join("host/src/runtime/codegen.rs").display()
+    );
+
+    // Its own target directory, and no link-time optimisation: a build of
+    // Cranelift that is fast to make and fast enough to run once.
+    let precompiler_dir = target_dir.join("precompiler");
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .current_dir(root)
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "toolcell-precompile",
+            "--target-dir",
+        ])
+        .arg(&precompiler_dir)
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16");
+    clear_outer_build(&mut command);
+    run(&mut command, "building host/precompile");
+
+    let exe = if cfg!(windows) {
+        "toolcell-precompile.exe"
+    } else {
+        "toolcell-precompile"
+    };
+    let mut command = Command::new(precompiler_dir.join("release").join(exe));
+    command.arg(&target);
+    let mut outputs = none;
+    for (builtin, output) in BUILTINS.iter().zip(&mut outputs) {
+        if !builtin.precompiled() {
+            continue;
+        }
+        let input = target_dir.join(TARGET).join("release").join(builtin.file);
+        let compiled = out_dir.join(format!("{}.cwasm", builtin.name));
+        command.arg(&input).arg(&compiled);
+        *output = Some(compiled);
+    }
+    if outputs.iter().any(Option::is_some) {
+        run(&mut command, "precompiling the builtins");
+    }
+    outputs
 }
 
 /// Reads every `in_crate` builtin's component from `dir` (a packaged crate's
@@ -264,7 +353,16 @@ fn build(root: &Path, target_dir: &Path, args: &[&str]) {
         .args(["build", "--release", "--target", TARGET, "--target-dir"])
         .arg(target_dir)
         .args(args);
-    // The outer build's flags are for the host, not for wasm.
+    clear_outer_build(&mut command);
+    run(
+        &mut command,
+        &format!("building the first-party plugins for {TARGET}"),
+    );
+}
+
+/// Removes from `command` the outer build's settings, which are for its
+/// target, not for the nested build's.
+fn clear_outer_build(command: &mut Command) {
     for var in [
         "RUSTFLAGS",
         "CARGO_ENCODED_RUSTFLAGS",
@@ -275,11 +373,15 @@ fn build(root: &Path, target_dir: &Path, args: &[&str]) {
     ] {
         command.env_remove(var);
     }
+}
+
+/// Runs `command` for `what`; panics when it cannot be run or fails.
+fn run(command: &mut Command, what: &str) {
     let status = command
         .status()
-        .expect("failed to run cargo for the plugins");
+        .unwrap_or_else(|e| panic!("{what}: cannot run {command:?}: {e}"));
     if !status.success() {
-        panic!("building the first-party plugins for {TARGET} failed (see the output above)");
+        panic!("{what} failed (see the output above)");
     }
 }
 

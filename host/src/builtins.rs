@@ -106,6 +106,17 @@ pub const BUILTINS: &[Builtin] = &[
     },
 ];
 
+impl Builtin {
+    /// Whether the binary carries it compiled to native code (see
+    /// `host/precompile`), so that a first start need not compile it: the
+    /// builtins the embedded default serves with no category enabled. The
+    /// others (`research`, and the interpreters, whose compiled code is 60 MB
+    /// and more) compile on first use and are cached like any component.
+    pub const fn precompiled(&self) -> bool {
+        self.by_default && self.gated_by.is_none()
+    }
+}
+
 /// The builtin called `name`.
 pub fn find(name: &str) -> Option<&'static Builtin> {
     BUILTINS.iter().find(|builtin| builtin.name == name)

@@ -14,12 +14,14 @@
 //! - [`plain`]: a plain component's exported functions as tools;
 //!   [`command`]: a WASI command as one tool.
 //! - [`sandbox`]: a call's WASI context; [`engine`]: the wasmtime engine and
-//!   epoch ticker; [`cache`]: the compile cache on disk; [`contract`]: the WIT bindings;
+//!   epoch ticker; [`codegen`]: the settings compiled code depends on;
+//!   [`cache`]: the compile cache on disk; [`contract`]: the WIT bindings;
 //!   [`builtin`]: the first-party plugins embedded in the binary.
 
 pub mod builtin;
 pub mod cache;
 pub mod call;
+pub mod codegen;
 pub mod command;
 pub mod component_file;
 pub mod contract;

@@ -468,3 +468,48 @@ async fn named_only_with_no_folder_mounts_nothing() {
     assert_eq!(out.code(), 0, "{out:?}");
     assert!(out.stdout.contains("chosen"), "{out:?}");
 }
+
+/// The builtins served by default ship compiled: a first start with an empty compile cache
+/// loads their code from the binary (into the cache) instead of compiling them, and the next
+/// start maps it from the cache.
+#[tokio::test]
+async fn a_first_start_loads_the_builtins_compiled_at_build_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let check = || {
+        cli_with(
+            &["check", "--named-only", "--log-level", "debug"],
+            |command| {
+                command
+                    .current_dir(dir.path())
+                    .env("TOOLCELL_CACHE_DIR", cache.path());
+            },
+        )
+    };
+    let first = check().await;
+    assert!(first.status.success(), "{first:?}");
+    for plugin in ["fs", "search", "git"] {
+        let loaded = format!("loaded the code compiled at build time plugin=\"{plugin}\"");
+        assert!(first.stderr.contains(&loaded), "{plugin}: {}", first.stderr);
+    }
+    assert!(!first.stderr.contains("compiling"), "{}", first.stderr);
+    let entries = std::fs::read_dir(cache.path())
+        .unwrap()
+        .filter(|entry| {
+            let name = entry.as_ref().unwrap().file_name();
+            name.to_string_lossy().ends_with(".cwasm")
+        })
+        .count();
+    assert_eq!(entries, 3, "one cache entry per builtin");
+
+    let second = check().await;
+    assert!(second.status.success(), "{second:?}");
+    for plugin in ["fs", "search", "git"] {
+        let loaded = format!("loaded compiled component from cache plugin=\"{plugin}\"");
+        assert!(
+            second.stderr.contains(&loaded),
+            "{plugin}: {}",
+            second.stderr
+        );
+    }
+}

@@ -204,6 +204,9 @@ pub struct Wasm {
     /// The file to read them from, and the SHA-256 it had when it was
     /// looked at.
     unread: Option<(ComponentFile, [u8; 32])>,
+    /// The component compiled ahead of time (a builtin's; see
+    /// [`Wasm::with_compiled`]).
+    compiled: Option<&'static [u8]>,
 }
 
 impl Wasm {
@@ -212,6 +215,7 @@ impl Wasm {
         Wasm {
             bytes: Some(bytes),
             unread: None,
+            compiled: None,
         }
     }
 
@@ -220,7 +224,21 @@ impl Wasm {
         Wasm {
             bytes: None,
             unread: Some((file, sha256)),
+            compiled: None,
         }
+    }
+
+    /// The same component, with `compiled`: its code as
+    /// `precompile_component` gave it for this engine's settings, loaded in
+    /// place of compiling where it fits the engine and the CPU.
+    pub fn with_compiled(mut self, compiled: Option<&'static [u8]>) -> Wasm {
+        self.compiled = compiled;
+        self
+    }
+
+    /// The component's code compiled ahead of time, if it came with any.
+    pub fn compiled(&self) -> Option<&'static [u8]> {
+        self.compiled
     }
 
     /// The bytes, read now if they were not yet. A file whose contents no

@@ -130,8 +130,7 @@ impl Engine {
     /// interrupts every core to flush its TLB.
     pub fn new(cache_dir: Option<PathBuf>, capacity: Capacity) -> Result<Engine> {
         let mut config = wasmtime::Config::new();
-        config.wasm_component_model(true);
-        config.epoch_interruption(true);
+        super::codegen::configure(&mut config);
         // The stack a call's fiber runs on holds the guest's wasm stack and
         // the host functions it calls: 2 MiB more than the wasm stack, as in
         // wasmtime's defaults (512 KiB in 2 MiB).
@@ -270,6 +269,20 @@ impl Engine {
                 }
             }
         }
+        if let Some(compiled) = wasm.compiled() {
+            match self.load_compiled(cached.as_ref(), compiled) {
+                Ok(component) => {
+                    tracing::debug!(plugin = name, "loaded the code compiled at build time");
+                    return Ok(component);
+                }
+                // Another CPU (one without a feature the code uses) or a
+                // build whose engine settings drifted: compile for this one.
+                Err(error) => tracing::info!(
+                    plugin = name,
+                    "compiling: the code compiled at build time does not fit: {error:#}"
+                ),
+            }
+        }
         let serialized = self.precompile(wasm.get()?)?;
         if let Some((cache, key)) = &cached
             && let Err(error) = cache.store(key, &serialized)
@@ -283,6 +296,34 @@ impl Engine {
         // for this engine's configuration.
         #[allow(unsafe_code)]
         Ok(unsafe { Component::deserialize(&self.inner, &serialized) }?)
+    }
+
+    /// Whether this engine made its code generator (to compile anything).
+    #[cfg(test)]
+    pub(super) fn made_compiler(&self) -> bool {
+        self.compiler.get().is_some()
+    }
+
+    /// Loads `compiled`, a component compiled ahead of time. With a cache,
+    /// through it (stored under `key`, then mapped from the file as any
+    /// entry is, so only the code that runs becomes resident; a later start
+    /// finds it there); without, from memory.
+    fn load_compiled(
+        &self,
+        cached: Option<&(&CompileCache, String)>,
+        compiled: &'static [u8],
+    ) -> Result<Component> {
+        if let Some((cache, key)) = cached {
+            match cache.store(key, compiled) {
+                Ok(()) => return cache.load(&self.inner, key)?.context("the entry vanished"),
+                Err(error) => tracing::warn!("could not write the compile cache: {error:#}"),
+            }
+        }
+        // SAFETY: `compiled` is what `precompile_component` produced at build
+        // time (embedded by `build.rs`); wasmtime checks that its settings
+        // and CPU features fit this engine and machine before using it.
+        #[allow(unsafe_code)]
+        Ok(unsafe { Component::deserialize(&self.inner, compiled) }?)
     }
 }
 
@@ -405,6 +446,23 @@ pub(super) mod tests {
         let second = compile(&engine, "d", &bad, &bad_sha).unwrap_err();
         assert!(format!("{first:#}").contains("plugin `c`"), "{first:#}");
         assert!(format!("{second:#}").contains("plugin `d`"), "{second:#}");
+    }
+
+    #[test]
+    fn code_compiled_ahead_that_does_not_fit_is_compiled_again() {
+        let wasm = empty_component();
+        let sha = sha256(&wasm);
+        let cache = tempfile::tempdir().unwrap();
+        let engine = Engine::new(Some(cache.path().to_owned()), Capacity::default()).unwrap();
+        let mut bad = Wasm::bytes(std::borrow::Cow::Owned(wasm.clone()))
+            .with_compiled(Some(b"not code for this engine"));
+        engine.compile("a", &mut bad, &sha).unwrap();
+        assert!(engine.made_compiler(), "the component was compiled");
+
+        // What the cache now holds is the compiled component, not the bad code.
+        let again = Engine::new(Some(cache.path().to_owned()), Capacity::default()).unwrap();
+        compile(&again, "a", &wasm, &sha).unwrap();
+        assert!(!again.made_compiler(), "the cache answered");
     }
 
     pub(in crate::runtime) fn compile(

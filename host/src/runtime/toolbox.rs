@@ -583,7 +583,8 @@ fn load_plugin(
                      install a release archive (docs/install.md) or build from the repository"
                 )
             })?;
-            (Wasm::bytes(Cow::Borrowed(builtin.wasm)), *builtin.sha256)
+            let wasm = Wasm::bytes(Cow::Borrowed(builtin.wasm)).with_compiled(builtin.compiled);
+            (wasm, *builtin.sha256)
         }
         PluginSource::File(path) => file_component(engine, path, max_component_bytes)?,
         PluginSource::Oci(source) => {
