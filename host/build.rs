@@ -65,8 +65,15 @@ fn main() {
 
     let (components, precompiled) = if root.join("plugins").is_dir() {
         println!("cargo::rustc-env=TOOLCELL_SOURCES={}", root.display());
-        let (components, target_dir) = build_from_source(root, &out_dir);
-        let precompiled = precompile(root, &target_dir, &out_dir);
+        let target_dir = plugins_target_dir(root, &out_dir);
+        // Cranelift builds while the plugins do: each has long stretches on
+        // one core.
+        let precompiler = Precompiler::start(root, &target_dir);
+        let components = build_from_source(root, &target_dir);
+        let precompiled = match precompiler {
+            Some(precompiler) => precompiler.compile(&target_dir, &out_dir),
+            None => vec![None; BUILTINS.len()],
+        };
         (components, precompiled)
     } else {
         let packaged = manifest_dir.join(PACKAGED);
@@ -125,16 +132,8 @@ fn main() {
         .unwrap_or_else(|e| panic!("cannot write {}: {e}", manifest.display()));
 }
 
-/// Builds every builtin from the repository at `root`; returns their
-/// components in the order of `BUILTINS`, and the target directory of the
-/// nested builds.
-fn build_from_source(root: &Path, out_dir: &Path) -> (Vec<Option<Vec<u8>>>, PathBuf) {
-    for watched in ["plugins", "sdk", "wit", "Cargo.lock"] {
-        println!("cargo::rerun-if-changed={}", root.join(watched).display());
-    }
-
-    ensure_target();
-
+/// Where the nested builds put their files: `<target>/wasm-plugins`.
+fn plugins_target_dir(root: &Path, out_dir: &Path) -> PathBuf {
     // OUT_DIR is <target>/[<triple>/]<profile>/build/<pkg>-<hash>/out: build
     // in <target>/wasm-plugins, which `cargo clean` removes too, and which
     // the debug and release builds and every host target share (the plugins
@@ -144,7 +143,7 @@ fn build_from_source(root: &Path, out_dir: &Path) -> (Vec<Option<Vec<u8>>>, Path
     // CACHEDIR.TAG: a cross build's <target>/<triple> has one too, and
     // building the interpreters again there cost CI ten minutes per target.)
     let triple = env::var("TARGET").unwrap_or_default();
-    let target_dir = out_dir
+    out_dir
         .ancestors()
         .nth(4)
         .map(|dir| match dir.parent() {
@@ -152,7 +151,17 @@ fn build_from_source(root: &Path, out_dir: &Path) -> (Vec<Option<Vec<u8>>>, Path
             _ => dir,
         })
         .map(|target| target.join("wasm-plugins"))
-        .unwrap_or_else(|| root.join("target").join("wasm-plugins"));
+        .unwrap_or_else(|| root.join("target").join("wasm-plugins"))
+}
+
+/// Builds every builtin from the repository at `root` into `target_dir`;
+/// returns their components in the order of `BUILTINS`.
+fn build_from_source(root: &Path, target_dir: &Path) -> Vec<Option<Vec<u8>>> {
+    for watched in ["plugins", "sdk", "wit", "Cargo.lock"] {
+        println!("cargo::rerun-if-changed={}", root.join(watched).display());
+    }
+
+    ensure_target();
 
     let mut packages = Vec::new();
     for builtin in BUILTINS {
@@ -160,90 +169,103 @@ fn build_from_source(root: &Path, out_dir: &Path) -> (Vec<Option<Vec<u8>>>, Path
             packages.extend(["-p", package]);
         }
     }
-    build(root, &target_dir, &packages);
+    build(root, target_dir, &packages);
     for builtin in BUILTINS {
         if let Build::Workspace(manifest) = builtin.build {
-            build(root, &target_dir, &["--manifest-path", manifest]);
+            build(root, target_dir, &["--manifest-path", manifest]);
         }
     }
-    let components = BUILTINS
+    BUILTINS
         .iter()
         .map(|builtin| {
             let built = target_dir.join(TARGET).join("release").join(builtin.file);
             let bytes = std::fs::read(&built);
             Some(bytes.unwrap_or_else(|e| panic!("cannot read {}: {e}", built.display())))
         })
-        .collect();
-    (components, target_dir)
+        .collect()
 }
 
-/// Compiles the builtins marked `precompiled` to native code for the
-/// target, with `host/precompile` (built for this machine in a target
-/// directory of its own under `target_dir`, where the components are);
-/// returns the files written in `out_dir`, in the order of `BUILTINS`,
-/// `None` for the others.
-///
-/// Only when the target has this machine's architecture: the precompiler's
-/// Cranelift generates code for that one (a macOS check or build for
-/// aarch64 on x86-64 embeds none, and its first start compiles).
-fn precompile(root: &Path, target_dir: &Path, out_dir: &Path) -> Vec<Option<PathBuf>> {
-    let none = vec![None; BUILTINS.len()];
-    let target = env::var("TARGET").expect("set by cargo");
-    let host = env::var("HOST").expect("set by cargo");
-    let arch = |triple: &str| triple.split('-').next().unwrap_or_default().to_owned();
-    if arch(&target) != arch(&host) {
-        return none;
-    }
-    println!(
-        "cargo::rerun-if-changed={}",
-        root.join("host/precompile").display()
-    );
-    println!(
-        "cargo::rerun-if-changed={}",
-        root.join("host/src/runtime/codegen.rs").display()
-    );
+/// `host/precompile`, built for this machine in a target directory of its
+/// own; it compiles the builtins that are `precompiled()` to native code
+/// for the target.
+struct Precompiler {
+    /// The cargo building it; waited for by [`Precompiler::compile`], killed
+    /// if the build script fails first.
+    cargo: std::process::Child,
+    exe: PathBuf,
+}
 
-    // Its own target directory, and no link-time optimisation: a build of
-    // Cranelift that is fast to make and fast enough to run once.
-    let precompiler_dir = target_dir.join("precompiler");
-    let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .current_dir(root)
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "toolcell-precompile",
-            "--target-dir",
-        ])
-        .arg(&precompiler_dir)
-        .env("CARGO_PROFILE_RELEASE_LTO", "false")
-        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16");
-    clear_outer_build(&mut command);
-    run(&mut command, "building host/precompile");
-
-    let exe = if cfg!(windows) {
-        "toolcell-precompile.exe"
-    } else {
-        "toolcell-precompile"
-    };
-    let mut command = Command::new(precompiler_dir.join("release").join(exe));
-    command.arg(&target);
-    let mut outputs = none;
-    for (builtin, output) in BUILTINS.iter().zip(&mut outputs) {
-        if !builtin.precompiled() {
-            continue;
+impl Precompiler {
+    /// Starts building the precompiler, when the target has this machine's
+    /// architecture: the precompiler's Cranelift generates code for that one
+    /// (a macOS check or build for aarch64 on x86-64 embeds none, and its
+    /// first start compiles).
+    fn start(root: &Path, target_dir: &Path) -> Option<Precompiler> {
+        let target = env::var("TARGET").expect("set by cargo");
+        let host = env::var("HOST").expect("set by cargo");
+        let arch = |triple: &str| triple.split('-').next().unwrap_or_default().to_owned();
+        if arch(&target) != arch(&host) {
+            return None;
         }
-        let input = target_dir.join(TARGET).join("release").join(builtin.file);
-        let compiled = out_dir.join(format!("{}.cwasm", builtin.name));
-        command.arg(&input).arg(&compiled);
-        *output = Some(compiled);
+        for watched in ["host/precompile", "host/src/runtime/codegen.rs"] {
+            println!("cargo::rerun-if-changed={}", root.join(watched).display());
+        }
+        // Its own target directory, and no link-time optimisation: a build
+        // of Cranelift that is fast to make and fast enough to run once.
+        let dir = target_dir.join("precompiler");
+        let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut command = Command::new(cargo);
+        command
+            .current_dir(root)
+            .args(["build", "--release", "-p", "toolcell-precompile"])
+            .arg("--target-dir")
+            .arg(&dir)
+            .env("CARGO_PROFILE_RELEASE_LTO", "false")
+            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16");
+        clear_outer_build(&mut command);
+        let cargo = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+        let exe = dir
+            .join("release")
+            .join(format!("toolcell-precompile{}", env::consts::EXE_SUFFIX));
+        Some(Precompiler { cargo, exe })
     }
-    if outputs.iter().any(Option::is_some) {
-        run(&mut command, "precompiling the builtins");
+
+    /// Waits for the precompiler's build, then compiles the builtins built
+    /// in `target_dir`; returns the files written in `out_dir`, in the
+    /// order of `BUILTINS`, `None` for the others.
+    fn compile(mut self, target_dir: &Path, out_dir: &Path) -> Vec<Option<PathBuf>> {
+        let status = self.cargo.wait().expect("wait for cargo");
+        if !status.success() {
+            panic!("building host/precompile failed (see the output above)");
+        }
+        let mut command = Command::new(&self.exe);
+        command.arg(env::var("TARGET").expect("set by cargo"));
+        let mut outputs = vec![None; BUILTINS.len()];
+        for (builtin, output) in BUILTINS.iter().zip(&mut outputs) {
+            if !builtin.precompiled() {
+                continue;
+            }
+            let input = target_dir.join(TARGET).join("release").join(builtin.file);
+            let compiled = out_dir.join(format!("{}.cwasm", builtin.name));
+            command.arg(&input).arg(&compiled);
+            *output = Some(compiled);
+        }
+        if outputs.iter().any(Option::is_some) {
+            run(&mut command, "precompiling the builtins");
+        }
+        outputs
     }
-    outputs
+}
+
+impl Drop for Precompiler {
+    fn drop(&mut self) {
+        // Already waited for, this does nothing; else the build script is
+        // failing, and the build must not outlive it.
+        let _ = self.cargo.kill();
+        let _ = self.cargo.wait();
+    }
 }
 
 /// Reads every `in_crate` builtin's component from `dir` (a packaged crate's
