@@ -165,16 +165,35 @@ fn copy_example(from: &Path, to: &Path, sdk: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Issue 32's goals for the Python and JavaScript examples: a warm start
+/// under this many milliseconds...
+const WARM_START_GOAL_MS: f64 = 15.0;
+/// ...and a call's p50 at most this many times the Rust example's.
+const CALL_GOAL_RATIO: f64 = 3.0;
+
 fn table(rows: &[Row], args: &Args) -> String {
     let ms = |d: Duration| crate::format_ms(d.as_secs_f64() * 1000.0);
     let base = rows.first().map_or(1.0, |row| row.call.p50.as_secs_f64());
     let mut out = String::from(
-        "| language | component | build | first load (cold cache) | warm start | `count` p50 | p99 | p50 / Rust | peak RSS |\n\
-         | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+        "| language | component | build | first load (cold cache) | warm start | `count` p50 | p99 | p50 / Rust | peak RSS | goals |\n\
+         | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n",
     );
-    for row in rows {
+    for (index, row) in rows.iter().enumerate() {
+        let ratio = row.call.p50.as_secs_f64() / base;
+        // The first row is the Rust example, the baseline.
+        let goals = if index == 0 {
+            String::new()
+        } else {
+            let verdict = |met: bool| if met { "met" } else { "not met" };
+            let warm = row.warm.as_secs_f64() * 1000.0;
+            format!(
+                "warm start < {WARM_START_GOAL_MS} ms: {}; p50 <= {CALL_GOAL_RATIO}x Rust: {}",
+                verdict(warm < WARM_START_GOAL_MS),
+                verdict(ratio <= CALL_GOAL_RATIO),
+            )
+        };
         out.push_str(&format!(
-            "| {} | {:.2} MiB | {:.1} s | {} | {} | {} | {} | {} | {:.1} MiB |\n",
+            "| {} | {:.2} MiB | {:.1} s | {} | {} | {} | {} | {} | {:.1} MiB | {goals} |\n",
             row.language,
             row.size as f64 / (1024.0 * 1024.0),
             row.build.as_secs_f64(),
