@@ -230,8 +230,10 @@ impl Wasm {
 
     /// The same component, with `compiled`: its code as
     /// `precompile_component` gave it for this engine's settings, loaded in
-    /// place of compiling where it fits the engine and the CPU.
-    pub fn with_compiled(mut self, compiled: Option<&'static [u8]>) -> Wasm {
+    /// place of compiling where it fits the engine and the CPU. It is run as
+    /// native code, so it must come from this build (a builtin's, embedded
+    /// by `build.rs`), never from a file or the network.
+    pub(crate) fn with_compiled(mut self, compiled: Option<&'static [u8]>) -> Wasm {
         self.compiled = compiled;
         self
     }
