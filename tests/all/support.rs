@@ -383,7 +383,7 @@ fn base_command() -> Command {
 }
 
 /// Where the servers under test cache compiled components.
-fn cache_dir() -> PathBuf {
+pub fn cache_dir() -> PathBuf {
     workspace_root().join("target").join("test-cache")
 }
 

@@ -42,9 +42,24 @@ async fn toolcell(args: &[&str]) -> CliOutput {
     .await
 }
 
-/// `toolcell build DIR`, which must succeed and print the component's path.
+/// `toolcell build DIR`, which must succeed and print the component's path. It runs in the
+/// cache directory's parent and names the cache relative to it (a relative cache path once broke
+/// the JavaScript build, whose bundler runs in the project's folder).
 async fn build(dir: &Path, component: &str) -> PathBuf {
-    let out = toolcell(&["build", &dir.display().to_string()]).await;
+    let cache = support::cache_dir();
+    let (Some(parent), Some(name)) = (cache.parent(), cache.file_name()) else {
+        panic!(
+            "the tests' cache directory {} has no parent",
+            cache.display()
+        );
+    };
+    let out = cli_within(SLOW, &["build", &dir.display().to_string()], |command| {
+        command
+            .env("CARGO_TARGET_DIR", rust_target_dir())
+            .env("TOOLCELL_CACHE_DIR", name)
+            .current_dir(parent);
+    })
+    .await;
     assert_eq!(out.code(), 0, "toolcell build failed: {out:?}");
     let built = PathBuf::from(out.stdout.trim());
     assert_eq!(

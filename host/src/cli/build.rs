@@ -28,6 +28,10 @@ pub fn run(args: &BuildArgs) -> Result<ExitCode> {
         .clone()
         .or_else(cache::default_cache_dir)
         .context("no cache directory: set TOOLCELL_CACHE_DIR or pass --cache-dir")?;
+    // The build tools run in the project's folder, where a relative path
+    // would name another place.
+    let cache = std::path::absolute(&cache)
+        .with_context(|| format!("cannot resolve the cache directory {}", cache.display()))?;
     let component = authoring::build::build(&project, &cache)?;
     println!("{}", component.display());
     Ok(ExitCode::SUCCESS)
