@@ -1,10 +1,11 @@
 //! What the sandbox lets a plugin reach: one test per escape class it guards (`..`, absolute
 //! paths, symlinks out, a sibling sharing the mount's prefix), writes against `ro` mounts and
-//! read-only tools, the guest's stdout and stderr, environment variables and config values.
+//! read-only tools, the guest's stdout and stderr, environment variables and config values, and
+//! the memory an earlier call wrote.
 
 use serde_json::{Value, json};
 
-use crate::support::{Fixture, RawServer, Server};
+use crate::support::{Fixture, RawServer, Server, hostile_fixture};
 
 /// Marks every secret file's contents; no tool result may ever contain it.
 const SECRET: &str = "TOOLCELL-SECRET";
@@ -586,4 +587,20 @@ mounts = [{ host = "data", mode = "ro" }]
         "threads left blocked in open"
     );
     assert!(server.finish().await.status.success());
+}
+
+/// Class: state left by an earlier call. Each call gets a fresh instance, and a pooled slot's
+/// memory is reset to the component's image between calls; here each call writes to more
+/// disjoint runs of pages than one scan of the slot reports (see host/vendor/wasmtime), and the
+/// next call, in a slot the pool hands back to the same component, must find none of them.
+#[tokio::test]
+async fn a_call_never_sees_the_memory_an_earlier_call_wrote() {
+    let (_fixture, config) = hostile_fixture("");
+    let server = Server::start(&config).await;
+    for _ in 0..5 {
+        assert_eq!(
+            server.call("scribble", json!({})).await.ok_text(),
+            "pristine"
+        );
+    }
 }

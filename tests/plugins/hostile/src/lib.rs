@@ -2,6 +2,8 @@
 //! or hostile third-party plugin could do, and the host must turn it into a
 //! bounded, readable outcome while the server keeps serving.
 
+use std::sync::atomic::{AtomicU8, Ordering};
+
 use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::Deserialize;
 use toolcell_sdk::{Category, Error, Output, Tool, host};
@@ -189,6 +191,23 @@ fn tools() -> Vec<Tool> {
             // `n` control characters: n bytes here, 6n bytes as JSON.
             Ok(Output::text("\u{1}".repeat(args.n as usize)))
         }),
+        tool("scribble", |_: Nothing| {
+            // Says whether the pages of `PAGES` are as the component's image
+            // has them, then writes to every other page: more disjoint runs
+            // of written pages than one scan of the slot reports at once, so
+            // the slot's reset has to find them all.
+            let dirty = PAGES
+                .iter()
+                .step_by(PAGE)
+                .position(|cell| cell.load(Ordering::Relaxed) != PRISTINE);
+            for cell in PAGES.iter().step_by(2 * PAGE) {
+                cell.store(!PRISTINE, Ordering::Relaxed);
+            }
+            Ok(Output::text(match dirty {
+                None => "pristine".to_owned(),
+                Some(page) => format!("page {page} was written by an earlier call"),
+            }))
+        }),
         tool("log", |args: Name| {
             host::log(host::LogLevel::Warning, &args.name);
             host::log(host::LogLevel::Debug, "a debug line");
@@ -196,6 +215,14 @@ fn tools() -> Vec<Tool> {
         }),
     ]
 }
+
+/// A page of linear memory.
+const PAGE: usize = 4096;
+/// What every byte of `PAGES` holds in the component's image.
+const PRISTINE: u8 = 0x5a;
+/// 512 KiB of initialised data (in the image, not zeroed at start-up), for
+/// `scribble`.
+static PAGES: [AtomicU8; 128 * PAGE] = [const { AtomicU8::new(PRISTINE) }; 128 * PAGE];
 
 fn fetch(url: &str) -> Result<Output, Error> {
     let response = toolcell_sdk::http::get(url, 1 << 20)?;

@@ -276,75 +276,109 @@ pub unsafe fn reset_with_pagemap(
         },
     };
 
-    // For now use a fixed set of regions on the stack, but in the future this
-    // may want to use a dynamically allocated vector for more regions for
-    // example.
+    // Toolcell's patch (see TOOLCELL.md): the regions are reported into a
+    // fixed buffer on the stack. When a scan fills it before reaching the end
+    // of memory (a guest that wrote to more than `MAX_REGIONS` disjoint runs
+    // of pages, as interpreters do), the scan is resumed from where it
+    // stopped, with what is left of the `keep_resident` budget, instead of
+    // decommitting everything after the 32nd region (which the next
+    // instantiation would fault back in).
     const MAX_REGIONS: usize = 32;
     let mut storage = [MaybeUninit::uninit(); MAX_REGIONS];
-
-    let scan_arg = PageMapScanBuilder::new(ptr::slice_from_raw_parts(ptr, len.byte_count()))
-        .max_pages(keep_resident.byte_count() / host_page_size)
-        // We specifically want pages that are NOT backed by the zero page or
-        // backed by files. Such pages mean that they haven't changed from their
-        // original contents, so they're inverted.
-        .category_inverted(Categories::PFNZERO | Categories::FILE)
-        // Search for pages that are written and present as those are the dirty
-        // pages. Additionally search for the zero page/file page as those are
-        // inverted above meaning we're searching for pages that specifically
-        // don't have those flags.
-        .category_mask(
-            Categories::WRITTEN | Categories::PRESENT | Categories::PFNZERO | Categories::FILE,
-        )
-        // Don't return any categories back. This helps group regions together
-        // since the reported set of categories is always empty and we otherwise
-        // aren't looking for anything in particular.
-        .return_mask(Categories::empty())
-        .build(&mut storage);
-
-    // SAFETY: this should be a safe ioctl as we control the fd we're operating
-    // on plus all of `scan_arg`, but this relies on `Ioctl` below being the
-    // correct implementation and such.
-    let result = match unsafe { ioctl(&pagemap.0, scan_arg) } {
-        Ok(result) => result,
-
-        // If the ioctl fails for whatever reason, we at least tried, so fall
-        // back to the default behavior.
-        //
-        // SAFETY: the safety requirement of
-        // `pagemap_disabled::reset_with_pagemap` is the same as this function.
-        Err(err) => unsafe {
-            log::warn!("failed pagemap scan {err}");
-            return crate::runtime::vm::pagemap_disabled::reset_with_pagemap(
-                None,
-                ptr,
-                len,
-                keep_resident,
-                reset_manually,
-                decommit,
-            );
-        },
-    };
-
-    // For all regions that were written in the scan reset them manually, then
-    // afterwards decommit everything else.
+    let end = ptr.wrapping_add(len.byte_count());
+    let mut start: *const u8 = ptr;
+    let mut pages_left = keep_resident.byte_count() / host_page_size;
     let mut bytes_resident = 0;
-    for region in result.regions() {
-        // SAFETY: we're relying on Linux to pass in valid region ranges within
-        // the `ptr/len` we specified to the original syscall.
-        unsafe {
-            reset_manually(&mut *region.region().cast_mut());
+    let mut first = true;
+
+    loop {
+        let scan_arg =
+            PageMapScanBuilder::new(ptr::slice_from_raw_parts(start, end.addr() - start.addr()))
+                .max_pages(pages_left)
+                // We specifically want pages that are NOT backed by the zero page or
+                // backed by files. Such pages mean that they haven't changed from their
+                // original contents, so they're inverted.
+                .category_inverted(Categories::PFNZERO | Categories::FILE)
+                // Search for pages that are written and present as those are the dirty
+                // pages. Additionally search for the zero page/file page as those are
+                // inverted above meaning we're searching for pages that specifically
+                // don't have those flags.
+                .category_mask(
+                    Categories::WRITTEN
+                        | Categories::PRESENT
+                        | Categories::PFNZERO
+                        | Categories::FILE,
+                )
+                // Don't return any categories back. This helps group regions together
+                // since the reported set of categories is always empty and we otherwise
+                // aren't looking for anything in particular.
+                .return_mask(Categories::empty())
+                .build(&mut storage);
+
+        // SAFETY: this should be a safe ioctl as we control the fd we're
+        // operating on plus all of `scan_arg`, but this relies on `Ioctl` below
+        // being the correct implementation and such.
+        let result = match unsafe { ioctl(&pagemap.0, scan_arg) } {
+            Ok(result) => result,
+
+            // If the first ioctl fails for whatever reason, we at least tried,
+            // so fall back to the default behavior.
+            //
+            // SAFETY: the safety requirement of
+            // `pagemap_disabled::reset_with_pagemap` is the same as this
+            // function.
+            Err(err) if first => unsafe {
+                log::warn!("failed pagemap scan {err}");
+                return crate::runtime::vm::pagemap_disabled::reset_with_pagemap(
+                    None,
+                    ptr,
+                    len,
+                    keep_resident,
+                    reset_manually,
+                    decommit,
+                );
+            },
+
+            // A later one: what was reset stays resident, the rest is
+            // decommitted.
+            Err(err) => {
+                log::warn!("failed pagemap scan {err}");
+                decommit(start.cast_mut(), end.addr() - start.addr());
+                return bytes_resident;
+            }
+        };
+        first = false;
+
+        // Reset every region the scan reported as written.
+        let mut pages = 0;
+        for region in result.regions() {
+            // SAFETY: we're relying on Linux to pass in valid region ranges
+            // within the `ptr/len` we specified to the original syscall.
+            unsafe {
+                reset_manually(&mut *region.region().cast_mut());
+            }
+            bytes_resident += region.len();
+            pages += region.len() / host_page_size;
         }
-        bytes_resident += region.len();
+        pages_left = pages_left.saturating_sub(pages);
+
+        // The scan stopped at `walk_end`: at the end of memory, at the page
+        // budget, or because the buffer of regions was full. Only the last
+        // case, with budget left, is worth another scan; otherwise everything
+        // from `walk_end` on is decommitted (nothing, at the end of memory).
+        let walk_end = result.walk_end();
+        let buffer_full = result.regions().len() == MAX_REGIONS;
+        if buffer_full
+            && pages_left > 0
+            && walk_end.addr() < end.addr()
+            && walk_end.addr() > start.addr()
+        {
+            start = walk_end;
+            continue;
+        }
+        decommit(walk_end.cast_mut(), end.addr() - walk_end.addr());
+        return bytes_resident;
     }
-
-    // Report everything after `walk_end` to the end of memory as memory that
-    // must be decommitted as the scan didn't reach it. Note that if `walk_end`
-    // is already at the end of memory then the byte size of the decommitted
-    // memory here will be 0 meaning that this is a noop.
-    let scan_size = result.walk_end().addr() - ptr.addr();
-    decommit(result.walk_end().cast_mut(), len.byte_count() - scan_size);
-
-    bytes_resident
 }
 
 mod ioctl {
