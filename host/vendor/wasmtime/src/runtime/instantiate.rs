@@ -7,9 +7,11 @@ use crate::code::EngineCode;
 use crate::prelude::*;
 use crate::profiling_agent::ProfilingAgent;
 use crate::runtime::vm::CompiledModuleId;
+use crate::sync::OnceLock;
 use alloc::sync::Arc;
 use core::ops::Range;
 use core::str;
+use core::sync::atomic::{AtomicU32, Ordering};
 use wasmtime_environ::{
     CompiledFunctionsTable, CompiledModuleInfo, DefinedFuncIndex, FilePos, FuncIndex, FuncKey,
     FunctionLoc, FunctionName, Metadata, Module, ModuleInternedTypeIndex, StaticModuleIndex,
@@ -25,6 +27,10 @@ pub struct CompiledModule {
     index: Arc<CompiledFunctionsTable>,
     /// Sorted list, by function index, of names we have for this module.
     func_names: Vec<FunctionName>,
+    /// Toolcell's patch (see TOOLCELL.md): where each defined function and
+    /// its array-to-wasm trampoline start in the text section, remembered the
+    /// first time a funcref to it is made (see `defined_func_starts`).
+    func_ref_starts: OnceLock<Box<[[AtomicU32; 2]]>>,
 }
 
 impl CompiledModule {
@@ -58,6 +64,7 @@ impl CompiledModule {
             meta: info.meta,
             index,
             func_names: info.func_names,
+            func_ref_starts: OnceLock::new(),
         };
         ret.register_profiling(profiler)?;
 
@@ -163,6 +170,42 @@ impl CompiledModule {
             }
             _ => None,
         }
+    }
+
+    /// Toolcell's patch (see TOOLCELL.md): the offsets in the text section of
+    /// the defined function `index` and of its array-to-wasm trampoline, as
+    /// `function_range` gives them, remembered after the first call.
+    ///
+    /// Every instance makes its funcrefs afresh (for `ref.func`, lazily
+    /// initialised tables and element segments), and each one looked both
+    /// offsets up in `CompiledFunctionsTable`, the trampoline's by a binary
+    /// search: for an interpreter whose calls make thousands of funcrefs,
+    /// those lookups were a sixth of a call's time.
+    pub fn defined_func_starts(&self, index: DefinedFuncIndex) -> (usize, usize) {
+        let starts = self.func_ref_starts.get_or_init(|| {
+            (0..self.module.num_defined_funcs())
+                .map(|_| [AtomicU32::new(0), AtomicU32::new(0)])
+                .collect()
+        });
+        let [wasm, array] = &starts[index.as_u32() as usize];
+        // Each is stored as its offset plus one, so that zero means "not yet"
+        // (a function's offset is below `u32::MAX`: its end must fit too). A
+        // race stores the same values twice.
+        let (known_wasm, known_array) =
+            (wasm.load(Ordering::Relaxed), array.load(Ordering::Relaxed));
+        if known_wasm != 0 && known_array != 0 {
+            return ((known_wasm - 1) as usize, (known_array - 1) as usize);
+        }
+        let module = self.module_index();
+        let wasm_start = self
+            .func_loc(FuncKey::DefinedWasmFunction(module, index))
+            .start;
+        let array_start = self
+            .func_loc(FuncKey::ArrayToWasmTrampoline(module, index))
+            .start;
+        wasm.store(wasm_start + 1, Ordering::Relaxed);
+        array.store(array_start + 1, Ordering::Relaxed);
+        (wasm_start as usize, array_start as usize)
     }
 
     /// Gets the function location information for a given function index.

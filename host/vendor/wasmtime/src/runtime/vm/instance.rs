@@ -880,17 +880,14 @@ impl Instance {
         let func = &module.functions[index];
         let type_index = func.signature.unwrap_engine_type_index();
         let vmctx_offset = self.offsets().vmctx_func_ref(func.func_ref);
-        let array_to_wasm_key = FuncKey::ArrayToWasmTrampoline(module.module_index, def_index);
-        let wasm_key = FuncKey::DefinedWasmFunction(module.module_index, def_index);
-        // SAFETY: the type/offset/keys here are all valid for the defined
+        // SAFETY: the type/offset/index here are all valid for the defined
         // function at `def_index`.
         unsafe {
             self.initialize_and_return_funcref(
                 registry,
                 type_index,
                 vmctx_offset,
-                array_to_wasm_key,
-                wasm_key,
+                FuncRefCode::Defined(def_index),
             )
         }
     }
@@ -916,8 +913,7 @@ impl Instance {
                 registry,
                 type_index,
                 vmctx_offset,
-                array_to_wasm_key,
-                wasm_key,
+                FuncRefCode::Keys(array_to_wasm_key, wasm_key),
             )
         }
     }
@@ -936,8 +932,7 @@ impl Instance {
         registry: &ModuleRegistry,
         type_index: VMSharedTypeIndex,
         vmctx_offset: u32,
-        array_to_wasm_key: FuncKey,
-        wasm_key: FuncKey,
+        code: FuncRefCode,
     ) -> Option<NonNull<VMFuncRef>> {
         // For now, we eagerly initialize an funcref struct in-place whenever
         // asked for a reference to it. This is mostly fine, because in practice
@@ -967,19 +962,26 @@ impl Instance {
         )
         .expect("module not in store");
 
-        let array_call =
-            VmPtr::from(NonNull::from(module_with_code.function(array_to_wasm_key)).cast());
-
-        let wasm_call = Some(VmPtr::from(
-            NonNull::new(
-                module_with_code
-                    .function(wasm_key)
-                    .as_ptr()
-                    .cast::<VMWasmCallFunction>()
-                    .cast_mut(),
-            )
-            .unwrap(),
-        ));
+        let (array_call, wasm_call) = match code {
+            // Toolcell's patch (see TOOLCELL.md): a defined function's offsets
+            // are looked up once per module, not once per funcref.
+            FuncRefCode::Defined(def_index) => {
+                let (wasm_start, array_start) = module_with_code
+                    .module()
+                    .compiled_module()
+                    .defined_func_starts(def_index);
+                (
+                    module_with_code.text_at(array_start),
+                    module_with_code.text_at(wasm_start),
+                )
+            }
+            FuncRefCode::Keys(array_to_wasm_key, wasm_key) => (
+                NonNull::from(module_with_code.function(array_to_wasm_key)).cast::<u8>(),
+                NonNull::from(module_with_code.function(wasm_key)).cast::<u8>(),
+            ),
+        };
+        let array_call = VmPtr::from(array_call.cast());
+        let wasm_call = Some(VmPtr::from(wasm_call.cast::<VMWasmCallFunction>()));
 
         let vmctx = VMOpaqueContext::from_vmcontext(self.vmctx()).into();
 
@@ -1902,4 +1904,13 @@ impl PassiveElementSegment {
     pub(crate) fn elements_mut(&mut self) -> &mut [ValRaw] {
         &mut self.elements
     }
+}
+
+/// Toolcell's patch (see TOOLCELL.md): where `initialize_and_return_funcref`
+/// finds a funcref's code.
+enum FuncRefCode {
+    /// A defined function: its offsets are remembered by its module.
+    Defined(DefinedFuncIndex),
+    /// Anything else: the array-to-wasm trampoline's key and the function's.
+    Keys(FuncKey, FuncKey),
 }
