@@ -13,7 +13,7 @@ use serde_json::json;
 
 use crate::client::{Launch, Session};
 use crate::setup::{Binaries, Fixture, target_dir, workspace_root};
-use crate::{Args, Percentiles, median};
+use crate::{Args, Goal, Percentiles, goal, median};
 
 /// (language, the example's folder relative to the workspace root)
 const EXAMPLES: &[(&str, &str)] = &[
@@ -166,10 +166,10 @@ fn copy_example(from: &Path, to: &Path, sdk: &Path) -> Result<()> {
 }
 
 /// Issue 32's goals for the Python and JavaScript examples: a warm start
-/// under this many milliseconds...
-const WARM_START_GOAL_MS: f64 = 15.0;
-/// ...and a call's p50 at most this many times the Rust example's.
-const CALL_GOAL_RATIO: f64 = 3.0;
+/// under 15 ms...
+const WARM_START_GOAL: Goal = Goal::Below(15.0, "ms");
+/// ...and a call's p50 at most 3 times the Rust example's.
+const CALL_GOAL: Goal = Goal::RatioAtMost(3.0);
 
 fn table(rows: &[Row], args: &Args) -> String {
     let ms = |d: Duration| crate::format_ms(d.as_secs_f64() * 1000.0);
@@ -184,12 +184,11 @@ fn table(rows: &[Row], args: &Args) -> String {
         let goals = if index == 0 {
             String::new()
         } else {
-            let verdict = |met: bool| if met { "met" } else { "not met" };
             let warm = row.warm.as_secs_f64() * 1000.0;
             format!(
-                "warm start < {WARM_START_GOAL_MS} ms: {}; p50 <= {CALL_GOAL_RATIO}x Rust: {}",
-                verdict(warm < WARM_START_GOAL_MS),
-                verdict(ratio <= CALL_GOAL_RATIO),
+                "warm start {}; p50 {}",
+                goal(Some(WARM_START_GOAL), warm, 0.0, "Rust"),
+                goal(Some(CALL_GOAL), 0.0, ratio, "Rust"),
             )
         };
         out.push_str(&format!(
@@ -201,7 +200,7 @@ fn table(rows: &[Row], args: &Args) -> String {
             ms(row.warm),
             ms(row.call.p50),
             ms(row.call.p99),
-            crate::ratio(row.call.p50.as_secs_f64(), base),
+            format!("{ratio:.2}x"),
             row.rss_kib as f64 / 1024.0,
         ));
     }

@@ -560,7 +560,7 @@ impl Report {
                 format_ms(t),
                 floor_start.map(format_ms).unwrap_or_default(),
                 ratio(t, f),
-                goal(row.goal, t, 0.0),
+                goal(row.goal, t, 0.0, "floor"),
             ]);
         }
         for row in &self.latency_rows {
@@ -582,7 +582,7 @@ impl Report {
                     format_ms(t),
                     format_ms(f),
                     ratio(t, f),
-                    goal(target, t, t / f),
+                    goal(target, t, t / f, "floor"),
                 ]);
             }
         }
@@ -596,6 +596,7 @@ impl Report {
                     Some(Goal::RatioAtLeast(1.0)),
                     row.toolcell,
                     row.toolcell / row.floor,
+                    "floor",
                 ),
             ]);
         }
@@ -666,7 +667,9 @@ fn ratio(a: f64, b: f64) -> String {
     }
 }
 
-fn goal(goal: Option<Goal>, value: f64, ratio: f64) -> String {
+/// A goal and whether it is met: `value` for a `Below` goal, `ratio` (to the
+/// baseline named `baseline`) for the others.
+fn goal(goal: Option<Goal>, value: f64, ratio: f64, baseline: &str) -> String {
     match goal {
         None => String::new(),
         Some(Goal::Below(limit, unit)) => {
@@ -675,11 +678,11 @@ fn goal(goal: Option<Goal>, value: f64, ratio: f64) -> String {
         }
         Some(Goal::RatioAtMost(limit)) => {
             let verdict = if ratio <= limit { "met" } else { "not met" };
-            format!("<= {limit}x floor: {verdict}")
+            format!("<= {limit}x {baseline}: {verdict}")
         }
         Some(Goal::RatioAtLeast(limit)) => {
             let verdict = if ratio >= limit { "met" } else { "not met" };
-            format!(">= {limit}x floor: {verdict}")
+            format!(">= {limit}x {baseline}: {verdict}")
         }
     }
 }
