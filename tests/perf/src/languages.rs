@@ -192,7 +192,7 @@ fn table(rows: &[Row], args: &Args) -> String {
             )
         };
         out.push_str(&format!(
-            "| {} | {:.2} MiB | {:.1} s | {} | {} | {} | {} | {} | {:.1} MiB | {goals} |\n",
+            "| {} | {:.2} MiB | {:.1} s | {} | {} | {} | {} | {ratio:.2}x | {:.1} MiB | {goals} |\n",
             row.language,
             row.size as f64 / (1024.0 * 1024.0),
             row.build.as_secs_f64(),
@@ -200,7 +200,6 @@ fn table(rows: &[Row], args: &Args) -> String {
             ms(row.warm),
             ms(row.call.p50),
             ms(row.call.p99),
-            format!("{ratio:.2}x"),
             row.rss_kib as f64 / 1024.0,
         ));
     }
