@@ -8,7 +8,6 @@ use crate::{code_memory::CodeMemory, type_registry::TypeCollection};
 use alloc::boxed::Box;
 use alloc::sync::Arc;
 use core::ops::{Add, Range, Sub};
-use core::ptr::NonNull;
 use wasmtime_core::error::OutOfMemory;
 #[cfg(feature = "component-model")]
 use wasmtime_environ::component::ComponentTypes;
@@ -427,13 +426,6 @@ impl<'a> ModuleWithCode<'a> {
     /// Provide the Module wrapped in this tuple.
     pub fn module(&self) -> &'a Module {
         self.module
-    }
-
-    /// Toolcell's patch (see TOOLCELL.md): the address of the code at
-    /// `offset` in the text section, an offset `function` would start at.
-    #[inline]
-    pub fn text_at(&self, offset: usize) -> NonNull<u8> {
-        NonNull::from(&self.store_code.text()[offset..]).cast()
     }
 
     /// Returns the slice in the text section of the function that

@@ -144,6 +144,13 @@ pub struct Instance {
     /// cross-thread stuff used in `InstancePre`)
     store: Option<VMStoreRawPtr>,
 
+    /// Toolcell's patch (see TOOLCELL.md): the text section of this instance's
+    /// module as its store maps it, looked up in the store's registry at the
+    /// first funcref of a defined function this instance makes and reused for
+    /// the rest (a store maps a module's code once, and never moves or unmaps it
+    /// while the store lives).
+    funcref_text: Option<SendSyncPtr<[u8]>>,
+
     /// Additional context used by compiled wasm code. This field is last, and
     /// represents a dynamically-sized array that extends beyond the nominal
     /// end of the struct (similar to a flexible array member).
@@ -209,6 +216,7 @@ impl Instance {
             #[cfg(feature = "wmemcheck")]
             wmemcheck_state,
             store: None,
+            funcref_text: None,
             vmctx: OwnedVMContext::new(),
         })?;
 
@@ -928,7 +936,7 @@ impl Instance {
     /// functions here. Effectively all the arguments here must be "logically
     /// correct" for the `VMFuncRef` being initialized.
     unsafe fn initialize_and_return_funcref(
-        self: Pin<&mut Self>,
+        mut self: Pin<&mut Self>,
         registry: &ModuleRegistry,
         type_index: VMSharedTypeIndex,
         vmctx_offset: u32,
@@ -955,30 +963,31 @@ impl Instance {
         // it's better for instantiation performance if we don't have to track
         // "is-initialized" state at all!
 
-        let module_with_code = ModuleWithCode::in_store(
-            registry,
-            self.runtime_module()
-                .expect("funcref impossible in fake module"),
-        )
-        .expect("module not in store");
-
         let (array_call, wasm_call) = match code {
             // Toolcell's patch (see TOOLCELL.md): a defined function's offsets
-            // are looked up once per module, not once per funcref.
+            // are looked up once per module, and the store's text once per
+            // instance, not once per funcref.
             FuncRefCode::Defined(def_index) => {
-                let (wasm_start, array_start) = module_with_code
-                    .module()
+                let text = self.as_mut().funcref_text(registry);
+                let (wasm_start, array_start) = self
+                    .runtime_module()
+                    .expect("funcref impossible in fake module")
                     .compiled_module()
                     .defined_func_starts(def_index);
+                (text_at(text, array_start), text_at(text, wasm_start))
+            }
+            FuncRefCode::Keys(array_to_wasm_key, wasm_key) => {
+                let module_with_code = ModuleWithCode::in_store(
+                    registry,
+                    self.runtime_module()
+                        .expect("funcref impossible in fake module"),
+                )
+                .expect("module not in store");
                 (
-                    module_with_code.text_at(array_start),
-                    module_with_code.text_at(wasm_start),
+                    NonNull::from(module_with_code.function(array_to_wasm_key)).cast::<u8>(),
+                    NonNull::from(module_with_code.function(wasm_key)).cast::<u8>(),
                 )
             }
-            FuncRefCode::Keys(array_to_wasm_key, wasm_key) => (
-                NonNull::from(module_with_code.function(array_to_wasm_key)).cast::<u8>(),
-                NonNull::from(module_with_code.function(wasm_key)).cast::<u8>(),
-            ),
         };
         let array_call = VmPtr::from(array_call.cast());
         let wasm_call = Some(VmPtr::from(wasm_call.cast::<VMWasmCallFunction>()));
@@ -1001,6 +1010,26 @@ impl Instance {
         }
 
         Some(func_ref_ptr)
+    }
+
+    /// Toolcell's patch (see TOOLCELL.md): the text section of this
+    /// instance's module in its store, remembered after the first lookup.
+    fn funcref_text(self: Pin<&mut Self>, registry: &ModuleRegistry) -> NonNull<[u8]> {
+        if let Some(text) = &self.funcref_text {
+            return text.as_non_null();
+        }
+        let module = self
+            .runtime_module()
+            .expect("funcref impossible in fake module");
+        let text = NonNull::from(
+            registry
+                .store_code(module.engine_code())
+                .expect("module not in store")
+                .text(),
+        );
+        // SAFETY: not moving data out of `self`.
+        unsafe { self.get_unchecked_mut() }.funcref_text = Some(SendSyncPtr::new(text));
+        text
     }
 
     /// Get the passive elements segment at the given index.
@@ -1904,6 +1933,19 @@ impl PassiveElementSegment {
     pub(crate) fn elements_mut(&mut self) -> &mut [ValRaw] {
         &mut self.elements
     }
+}
+
+/// Toolcell's patch (see TOOLCELL.md): the address `offset` bytes into
+/// `text`, a text section a store maps; `offset` is a function's start, so
+/// always inside it (checked).
+fn text_at(text: NonNull<[u8]>, offset: usize) -> NonNull<u8> {
+    assert!(
+        offset < text.len(),
+        "function offset outside the text section"
+    );
+    // SAFETY: `offset` is inside the allocation `text` points to (checked
+    // just above).
+    unsafe { text.cast::<u8>().add(offset) }
 }
 
 /// Toolcell's patch (see TOOLCELL.md): where `initialize_and_return_funcref`
