@@ -7,6 +7,7 @@
 //!   client);
 //! - `fs_lookups`: `wasi:filesystem` stats and listings answered in fewer
 //!   system calls than wasmtime-wasi makes;
+//! - `fs_read`: `wasi:filesystem` reads without zeroing the buffer first;
 //! - `stat_paths`: `toolcell:files`, many stats in one call.
 
 use std::collections::{BTreeMap, HashSet};
@@ -26,6 +27,7 @@ use crate::runtime::sandbox::{self, NetworkPolicy};
 
 mod client;
 pub mod fs_lookups;
+mod fs_read;
 mod log;
 mod stat;
 pub mod stat_paths;
@@ -44,6 +46,7 @@ impl Imports {
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         sandbox::refuse_special_files(&mut linker)?;
         fs_lookups::add_to_linker(&mut linker)?;
+        fs_read::add_to_linker(&mut linker)?;
         stat_paths::add_to_linker(&mut linker)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
         contract::host::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;

@@ -470,9 +470,12 @@ fn open_at(
     {
         // Regular files ignore `O_NONBLOCK`, but some file systems (FUSE)
         // pass it on: reads are made blocking again, as the guest expects.
-        use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
-        let flags = fcntl_getfl(&file).map_err(std::io::Error::from)?;
-        fcntl_setfl(&file, flags - OFlags::NONBLOCK).map_err(std::io::Error::from)?;
+        // Of the flags `F_SETFL` changes (append, async, direct, noatime,
+        // nonblock), the open above sets none but nonblock, so clearing
+        // them all needs no `F_GETFL` first: one system call per open
+        // instead of two.
+        use rustix::fs::{OFlags, fcntl_setfl};
+        fcntl_setfl(&file, OFlags::empty()).map_err(std::io::Error::from)?;
     }
     Ok(Descriptor::File(WasiFile::new(file, dir.perms, mode, true)))
 }
@@ -671,6 +674,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A file is opened without `O_NONBLOCK` left on, and read-only when
+    /// asked to read.
+    #[cfg(unix)]
+    #[test]
+    fn opened_files_block_and_keep_their_mode() {
+        use rustix::fs::{OFlags, fcntl_getfl};
+
+        use crate::runtime::host::fs_lookups::fixture::{borrow, mount};
+
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let (mut state, rep) = mount(dir.path());
+        let Descriptor::Dir(root) = state.ctx().table.get(&borrow(rep)).expect("the preopen")
+        else {
+            panic!("the preopen is a directory");
+        };
+        let opened = open_at(
+            root,
+            PathFlags::empty(),
+            "file",
+            OpenFlags::empty(),
+            DescriptorFlags::READ,
+        );
+        let Ok(Descriptor::File(file)) = opened else {
+            panic!("the file opens");
+        };
+        let flags = fcntl_getfl(&*file.file).expect("the flags");
+        assert!(!flags.contains(OFlags::NONBLOCK), "{flags:?}");
+        assert_eq!(flags & OFlags::ACCMODE, OFlags::RDONLY, "{flags:?}");
     }
 
     #[test]
