@@ -110,6 +110,9 @@ caps! {
     /// The most directories each `stat-paths` thread keeps open (the chain
     /// to the last path's directory); one more below them.
     STAT_PATHS_OPEN_DIRS: usize = 16;
+    /// The most bytes one `read-file` call (toolcell:files 0.3.0) reads: the
+    /// host holds them until they are copied into the guest's memory.
+    READ_FILE_MAX_BYTES: usize = 8 << 20;
 
     /// Progress notifications go out at most once in this interval per call;
     /// the last report is always sent.

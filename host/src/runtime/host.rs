@@ -8,7 +8,8 @@
 //! - `fs_lookups`: `wasi:filesystem` stats and listings answered in fewer
 //!   system calls than wasmtime-wasi makes;
 //! - `fs_read`: `wasi:filesystem` reads without zeroing the buffer first;
-//! - `stat_paths`: `toolcell:files`, many stats in one call.
+//! - `stat_paths`: `toolcell:files` 0.1.0 and 0.2.0, many stats in one call;
+//! - `contents`: `toolcell:files` 0.3.0, a file's contents in one call.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -26,6 +27,7 @@ use crate::runtime::engine::Engine;
 use crate::runtime::sandbox::{self, NetworkPolicy};
 
 mod client;
+mod contents;
 pub mod fs_lookups;
 mod fs_read;
 mod log;
@@ -48,6 +50,7 @@ impl Imports {
         fs_lookups::add_to_linker(&mut linker)?;
         fs_read::add_to_linker(&mut linker)?;
         stat_paths::add_to_linker(&mut linker)?;
+        contents::add_to_linker(&mut linker)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
         contract::host::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;
         contract::client::add_to_linker::<_, HasSelf<_>>(&mut linker, |state| state)?;

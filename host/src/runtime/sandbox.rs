@@ -394,6 +394,36 @@ fn open_at(
     open_flags: OpenFlags,
     flags: DescriptorFlags,
 ) -> Result<Descriptor, ErrorCode> {
+    let (descriptor, _) = open_sized(dir, path_flags, path, open_flags, flags)?;
+    if let Descriptor::File(file) = &descriptor {
+        make_blocking(&file.file).map_err(ErrorCode::from)?;
+    }
+    Ok(descriptor)
+}
+
+/// Makes reads of `file`, opened with `O_NONBLOCK`, block again, as a guest
+/// expects: regular files ignore the flag, but some file systems (FUSE)
+/// pass it on. Of the flags `F_SETFL` changes (append, async, direct,
+/// noatime, nonblock), [`open_sized`] sets none but nonblock, so clearing
+/// them all needs no `F_GETFL` first: one system call, not two.
+pub(crate) fn make_blocking(file: &std::fs::File) -> std::io::Result<()> {
+    #[cfg(unix)]
+    rustix::fs::fcntl_setfl(file, rustix::fs::OFlags::empty())?;
+    #[cfg(not(unix))]
+    let _ = file;
+    Ok(())
+}
+
+/// [`open_at`] but that a file is left non-blocking (see [`make_blocking`]),
+/// and the size of what was opened, from the same `fstat` that checked its
+/// type.
+pub(crate) fn open_sized(
+    dir: &Dir,
+    path_flags: PathFlags,
+    path: &str,
+    open_flags: OpenFlags,
+    flags: DescriptorFlags,
+) -> Result<(Descriptor, u64), ErrorCode> {
     use cap_primitives::fs::{FollowSymlinks, OpenOptions};
 
     let mut create = false;
@@ -451,14 +481,15 @@ fn open_at(
     }
     let file = cap_primitives::fs::open(&dir.dir, Path::new(path), &options)
         .map_err(|error| open_error(&dir.dir, path, follow, error))?;
-    let kind = file.metadata().map_err(ErrorCode::from)?.file_type();
+    let metadata = file.metadata().map_err(ErrorCode::from)?;
+    let (kind, size) = (metadata.file_type(), metadata.len());
     if kind.is_dir() {
         // As wasmtime-wasi, where Windows would open a directory for
         // writing and POSIX says `EISDIR`.
         if cfg!(windows) && flags.contains(DescriptorFlags::WRITE) {
             return Err(ErrorCode::IsDirectory);
         }
-        return Ok(Descriptor::Dir(Dir::new(file, dir.perms, mode, true)));
+        return Ok((Descriptor::Dir(Dir::new(file, dir.perms, mode, true)), size));
     }
     if open_flags.contains(OpenFlags::DIRECTORY) {
         return Err(ErrorCode::NotDirectory);
@@ -466,18 +497,8 @@ fn open_at(
     if !kind.is_file() {
         return Err(ErrorCode::Unsupported);
     }
-    #[cfg(unix)]
-    {
-        // Regular files ignore `O_NONBLOCK`, but some file systems (FUSE)
-        // pass it on: reads are made blocking again, as the guest expects.
-        // Of the flags `F_SETFL` changes (append, async, direct, noatime,
-        // nonblock), the open above sets none but nonblock, so clearing
-        // them all needs no `F_GETFL` first: one system call per open
-        // instead of two.
-        use rustix::fs::{OFlags, fcntl_setfl};
-        fcntl_setfl(&file, OFlags::empty()).map_err(std::io::Error::from)?;
-    }
-    Ok(Descriptor::File(WasiFile::new(file, dir.perms, mode, true)))
+    let file = WasiFile::new(file, dir.perms, mode, true);
+    Ok((Descriptor::File(file), size))
 }
 
 /// The error code for an open that failed. A socket cannot be opened, nor a

@@ -204,8 +204,14 @@ pub fn grep_with_progress<F: Fs>(
         }
         // Only regular files get here: the listing says what each entry is,
         // so a named pipe or a device is never opened.
-        match fs.open(visit.dir, visit.name) {
-            Ok(file) => search.file(file, visit.path),
+        match fs.read_file(visit.dir, visit.name, WHOLE_FILE_BYTES) {
+            Ok((buf, true)) => search.contents(&buf, visit.path),
+            // Too big to read whole: searched as a stream from its start
+            // (its first `WHOLE_FILE_BYTES` are read twice).
+            Ok((_, false)) => match fs.open(visit.dir, visit.name) {
+                Ok(file) => search.file(file, visit.path),
+                Err(error) => search.summary_error(visit.path, &error),
+            },
             Err(error) => search.summary_error(visit.path, &error),
         }
         let matches = search.found.report.matches;
@@ -309,32 +315,46 @@ impl<'a, F: Fs> Search<'a, F> {
 
     /// Searches one open file.
     fn file(&mut self, mut file: F::File, path: &str) {
-        self.found.report.files_searched += 1;
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
-        let whole = match self.fs.read_up_to(&mut file, &mut buf, WHOLE_FILE_BYTES) {
-            Ok(whole) => whole,
+        match self.fs.read_up_to(&mut file, &mut buf, WHOLE_FILE_BYTES) {
+            Ok(true) => self.search(&buf, None, path),
+            Ok(false) => self.search(&buf, Some(file), path),
             Err(error) => {
+                self.found.report.files_searched += 1;
                 self.errors.error(path, &error);
-                self.buf = buf;
-                return;
             }
-        };
+        }
+        self.buf = buf;
+    }
+
+    /// Searches one file read whole.
+    fn contents(&mut self, buf: &[u8], path: &str) {
+        self.search(buf, None, path);
+    }
+
+    /// Searches `buf`, the start of a file, and then `rest`, the file it
+    /// came from, if it was not read whole.
+    fn search(&mut self, buf: &[u8], rest: Option<F::File>, path: &str) {
+        self.found.report.files_searched += 1;
         let mut sink = Collector {
             found: &mut self.found,
             matcher: self.matcher,
             path,
             binary: false,
         };
-        let result = if whole && memchr::memchr(0, &buf).is_none() {
-            self.text_searcher
-                .search_slice(self.matcher, &buf, &mut sink)
-        } else if whole {
-            self.stream_searcher
-                .search_reader(self.matcher, &buf[..], &mut sink)
-        } else {
-            self.stream_searcher
-                .search_reader(self.matcher, (&buf[..]).chain(file), &mut sink)
+        let result = match rest {
+            None if memchr::memchr(0, buf).is_none() => {
+                self.text_searcher
+                    .search_slice(self.matcher, buf, &mut sink)
+            }
+            None => self
+                .stream_searcher
+                .search_reader(self.matcher, buf, &mut sink),
+            Some(file) => {
+                self.stream_searcher
+                    .search_reader(self.matcher, buf.chain(file), &mut sink)
+            }
         };
         if sink.binary {
             self.binary_files += 1;
@@ -342,7 +362,6 @@ impl<'a, F: Fs> Search<'a, F> {
         if let Err(error) = result {
             self.errors.error(path, &error);
         }
-        self.buf = buf;
     }
 
     fn finish(mut self, walk: Option<walk::WalkSummary>) -> GrepReport {

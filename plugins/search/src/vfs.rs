@@ -73,6 +73,16 @@ pub trait Fs {
     /// Opens the file at `path` for reading, following symlinks.
     fn open_path(&self, path: &Path) -> io::Result<Self::File>;
 
+    /// Up to `limit` bytes of the file `name` in `dir` from its start,
+    /// without following a symlink, and whether the end of the file was
+    /// reached (`false` whenever `limit` bytes were read).
+    fn read_file(&self, dir: &Self::Dir, name: &str, limit: usize) -> io::Result<(Vec<u8>, bool)> {
+        let mut file = self.open(dir, name)?;
+        let mut buf = Vec::new();
+        let end = self.read_up_to(&mut file, &mut buf, limit)?;
+        Ok((buf, end))
+    }
+
     /// Appends up to `limit` more bytes of `file` to `buf`; returns `true`
     /// when the end of the file was reached, `false` when more may follow.
     fn read_up_to(
@@ -184,6 +194,27 @@ mod wasi {
     };
 
     use super::{Entry, Fs, Kind, Meta};
+
+    /// `toolcell:files/contents` (0.3.0), the host's read of a file in one
+    /// call, on `wasip2`'s WASI types.
+    #[allow(unsafe_code, missing_docs, clippy::all)]
+    mod files {
+        toolcell_sdk::wit_bindgen::generate!({
+            path: "../../wit",
+            world: "toolcell:files/files@0.3.0",
+            runtime_path: "::toolcell_sdk::wit_bindgen::rt",
+            with: {
+                "wasi:filesystem/types@0.2.12": wasip2::filesystem::types,
+                "wasi:io/streams@0.2.12": wasip2::io::streams,
+                "wasi:io/error@0.2.12": wasip2::io::error,
+                "wasi:io/poll@0.2.12": wasip2::io::poll,
+                "wasi:clocks/wall-clock@0.2.12": wasip2::clocks::wall_clock,
+            },
+        });
+    }
+
+    /// The most `read-file` reads of a file (the host's cap).
+    const READ_FILE_MAX: usize = 8 << 20;
 
     /// The most wasmtime 48 returns from one `read` (its
     /// `MAX_READ_SIZE_ALLOC`): asking for more gains nothing.
@@ -322,6 +353,24 @@ mod wasi {
                 descriptor,
                 offset: 0,
             })
+        }
+
+        /// One host call (`toolcell:files/contents`) in place of an
+        /// `open-at`, a `read` and a drop; a `limit` above what the host
+        /// reads at once goes the long way.
+        fn read_file(
+            &self,
+            dir: &Descriptor,
+            name: &str,
+            limit: usize,
+        ) -> io::Result<(Vec<u8>, bool)> {
+            if limit > READ_FILE_MAX {
+                let mut file = self.open(dir, name)?;
+                let mut buf = Vec::new();
+                let end = self.read_up_to(&mut file, &mut buf, limit)?;
+                return Ok((buf, end));
+            }
+            files::toolcell::files0_3_0::contents::read_file(dir, name, limit as u64).map_err(error)
         }
 
         /// Reads in `CHUNK`s straight into `buf` (the first chunk becomes
