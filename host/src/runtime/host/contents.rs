@@ -148,7 +148,7 @@ mod tests {
     use wasmtime_wasi::p2::bindings::filesystem::types::HostDescriptor;
 
     use super::*;
-    use crate::runtime::host::fs_lookups::fixture::{PATHS, borrow, mount};
+    use crate::runtime::host::fs_lookups::fixture::{PATHS, big_file, borrow, mount};
 
     /// wasmtime-wasi's answer: `open-at` for reading without following,
     /// then `read`s until the end or `max` bytes, then the drop.
@@ -206,8 +206,7 @@ mod tests {
     async fn reads_answer_as_wasmtimes() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let (mut state, rep) = mount(dir.path());
-        let big: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
-        std::fs::write(dir.path().join("root/big"), &big).expect("a file");
+        big_file(dir.path());
         std::fs::write(dir.path().join("root/pages"), vec![7u8; 8192]).expect("a file");
         std::fs::write(dir.path().join("root/empty"), b"").expect("a file");
         let Descriptor::Dir(root) = state.ctx().table.get(&borrow(rep)).expect("the preopen")

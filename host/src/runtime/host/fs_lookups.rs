@@ -117,6 +117,13 @@ pub(crate) mod fixture {
         }
     }
 
+    /// Adds `big` to the mount [`mount`] made in `dir`: 200,000 bytes, not
+    /// all alike, past the 64 KiB a WASI `read` returns at most.
+    pub(crate) fn big_file(dir: &Path) {
+        let big: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(dir.join("root/big"), big).expect("a file");
+    }
+
     /// A mount with files, directories, symlinks in and out, a FIFO, and
     /// siblings outside it; a state with the mount preopened, and the
     /// preopen's handle.

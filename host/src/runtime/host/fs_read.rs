@@ -90,7 +90,7 @@ mod tests {
     };
 
     use super::*;
-    use crate::runtime::host::fs_lookups::fixture::{borrow, mount};
+    use crate::runtime::host::fs_lookups::fixture::{big_file, borrow, mount};
 
     /// Around the fixture's 5-byte file, 64 KiB (the cap) and the big file.
     const LENGTHS: [u64; 11] = [
@@ -114,8 +114,7 @@ mod tests {
     async fn reads_answer_as_wasmtimes() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let (mut state, rep) = mount(dir.path());
-        let big: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
-        std::fs::write(dir.path().join("root/big"), &big).expect("a file");
+        big_file(dir.path());
         for (path, directory) in [("file", false), ("big", false), ("dir", true)] {
             let flags = if directory {
                 OpenFlags::DIRECTORY
