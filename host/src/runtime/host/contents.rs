@@ -87,6 +87,7 @@ fn read_start(file: &File, size: u64, max: usize) -> std::io::Result<(Vec<u8>, b
     // is read whole by the first `pread`.
     let first = usize::try_from(size.saturating_add(1)).unwrap_or(usize::MAX);
     let mut data = Vec::with_capacity(first.min(max));
+    let mut blocking = false;
     loop {
         if data.len() >= max {
             data.truncate(max);
@@ -103,8 +104,9 @@ fn read_start(file: &File, size: u64, max: usize) -> std::io::Result<(Vec<u8>, b
             Err(Errno::INTR) => continue,
             // The file is still non-blocking (`open_sized`), which only a
             // file system like FUSE heeds: made blocking, it is read again.
-            Err(Errno::AGAIN) => {
+            Err(Errno::AGAIN) if !blocking => {
                 make_blocking(file)?;
+                blocking = true;
                 continue;
             }
             Err(error) => return Err(error.into()),
