@@ -20,7 +20,7 @@ use crate::Error;
 
 mod directory;
 
-pub use directory::{Directory, Entry, Kind, Metadata, PendingMetadata};
+pub use directory::{Contents, Directory, Entry, Kind, Metadata, PendingMetadata};
 
 /// The directories mounted for this call, in `plugins.toml` order.
 pub fn mounts() -> Vec<PathBuf> {

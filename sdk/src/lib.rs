@@ -235,6 +235,24 @@ pub mod __private {
         });
     }
 
+    /// `toolcell:files` 0.3.0's `contents` (see `fs::Directory::read_file`),
+    /// on the WASI types of [`bindings`].
+    #[allow(unsafe_code, missing_docs, clippy::all)]
+    pub mod contents {
+        generate!({
+            world: "toolcell:files/files@0.3.0",
+            runtime_path: "::toolcell_sdk::wit_bindgen::rt",
+            bitflags_path: "::toolcell_sdk::wit_bindgen::rt::bitflags",
+            with: {
+                "wasi:filesystem/types@0.2.12": crate::__private::bindings::wasi::filesystem::types,
+                "wasi:io/streams@0.2.12": crate::__private::bindings::wasi::io::streams,
+                "wasi:io/error@0.2.12": crate::__private::bindings::wasi::io::error,
+                "wasi:io/poll@0.2.12": crate::__private::bindings::wasi::io::poll,
+                "wasi:clocks/wall-clock@0.2.12": crate::__private::bindings::wasi::clocks::wall_clock,
+            },
+        });
+    }
+
     pub use bindings::exports::toolcell::plugin0_1_0::tools::{
         Call, Guest as ToolsGuest, ToolDescriptor, ToolResult,
     };

@@ -571,6 +571,85 @@ async fn a_call_holds_one_background_stat_at_a_time() {
     assert!(server.finish().await.status.success());
 }
 
+/// The hostile plugin's checksum of `bytes` (its `read_start` tool).
+fn checksum(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0u64, |sum, byte| {
+        sum.wrapping_mul(31).wrapping_add(u64::from(*byte))
+    })
+}
+
+/// Class: host memory held for a guest's reads. `read-file` (`toolcell:files@0.3.0`, through the
+/// SDK's `Directory::read_file`) reads at most 8 MiB in one call, into the guest's memory: the
+/// SDK reads a bigger file's rest 64 KiB a call and gets every byte; a name that is a symlink, a
+/// directory or a FIFO is an error (promptly: nothing blocks); and with 8 MiB of memory, an 8 MiB
+/// answer that cannot be copied into the guest ends the call with the memory error while the
+/// server goes on serving.
+#[tokio::test]
+async fn file_reads_in_one_call_are_bounded_by_the_plugins_memory() {
+    let text = |response: &Value| {
+        response["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let args = |name: &str, limit: u64| json!({"name": name, "limit": limit});
+    let big: Vec<u8> = (0..20u32 << 20).map(|i| (i % 253) as u8).collect();
+    let hello = format!("6 true {}", checksum(b"hello\n"));
+
+    let (fixture, config) = hostile_fixture("memory_mb = 64\ntimeout_ms = 10000");
+    fixture.write("data/big", &big);
+    fixture.write("data/sub/file", "x");
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("hello.txt", fixture.path("data/link")).expect("a symlink");
+        crate::fs::mkfifo(&fixture.path("data/pipe"));
+    }
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    let eight = 8 << 20;
+    let cases = [
+        (
+            args("big", 30 << 20),
+            format!("{} true {}", big.len(), checksum(&big)),
+        ),
+        (
+            args("big", eight),
+            format!("{eight} false {}", checksum(&big[..eight as usize])),
+        ),
+        (args("hello.txt", 100), hello.clone()),
+        (
+            args("hello.txt", 6),
+            format!("6 false {}", checksum(b"hello\n")),
+        ),
+    ];
+    for (id, (arguments, expected)) in (1..).zip(cases) {
+        let response = server.call(id, "read_start", arguments).await;
+        assert_eq!(text(&response), expected, "{response}");
+    }
+    let refused: &[&str] = if cfg!(unix) {
+        &["sub", "link", "pipe", "../data/hello.txt"]
+    } else {
+        &["sub", "../data/hello.txt"]
+    };
+    for (id, name) in (10..).zip(refused) {
+        let response = server.call(id, "read_start", args(name, 100)).await;
+        assert_eq!(response["result"]["isError"], true, "{name}: {response}");
+        assert!(!text(&response).contains("timed out"), "{name}: {response}");
+    }
+    assert!(server.finish().await.status.success());
+
+    let (fixture, config) = hostile_fixture("memory_mb = 8");
+    fixture.write("data/big", &big);
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    let response = server.call(1, "read_start", args("big", eight)).await;
+    assert_eq!(response["result"]["isError"], true, "{response}");
+    assert!(text(&response).contains("ran out of memory"), "{response}");
+    let response = server.call(2, "read_start", args("hello.txt", 100)).await;
+    assert_eq!(text(&response), hello, "{response}");
+    assert!(server.finish().await.status.success());
+}
+
 /// Class: directory listings held in host memory for a guest. A plugin starts 100 listings
 /// of a 20,000-entry directory and holds them all: the host reads each one a buffer at a
 /// time as the guest asks, so the server's peak RSS grows by a few MiB, not by the 100 whole

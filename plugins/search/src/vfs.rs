@@ -196,14 +196,24 @@ mod wasi {
     use super::{Entry, Fs, Kind, Meta};
 
     /// `toolcell:files/contents` (0.3.0), the host's read of a file in one
-    /// call, on `wasip2`'s WASI types.
+    /// call, on `wasip2`'s WASI types. A world of this plugin's own: the
+    /// SDK binds `toolcell:files/files@0.3.0` for its WASI types, and two
+    /// bindings of one world in one component would give it two sections
+    /// of the same name.
     #[allow(unsafe_code, missing_docs, clippy::all)]
     mod files {
         toolcell_sdk::wit_bindgen::generate!({
             path: "../../wit",
-            world: "toolcell:files/files@0.3.0",
+            inline: "
+                package toolcell-plugin:search;
+                world files {
+                    import toolcell:files/contents@0.3.0;
+                }
+            ",
+            world: "toolcell-plugin:search/files",
             runtime_path: "::toolcell_sdk::wit_bindgen::rt",
             with: {
+                "toolcell:files/contents@0.3.0": generate,
                 "wasi:filesystem/types@0.2.12": wasip2::filesystem::types,
                 "wasi:io/streams@0.2.12": wasip2::io::streams,
                 "wasi:io/error@0.2.12": wasip2::io::error,

@@ -9,6 +9,7 @@ use crate::__private::bindings::wasi::filesystem::preopens;
 use crate::__private::bindings::wasi::filesystem::types::{
     Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, OpenFlags, PathFlags,
 };
+use crate::__private::contents::toolcell::files0_3_0::contents::read_file;
 use crate::__private::files::toolcell::files0_2_0::metadata::{
     PendingStats, start_stat_paths, stat_paths,
 };
@@ -21,6 +22,12 @@ const MAX_PATH_BYTES: usize = 4096;
 
 /// The most path text `start-stat-paths` takes.
 const PENDING_BYTES: usize = 16 << 20;
+
+/// The most `read-file` reads at once.
+const READ_FILE_BYTES: usize = 8 << 20;
+
+/// The most one WASI `read` returns.
+const READ_CHUNK: usize = 64 << 10;
 
 /// A directory inside a mount, held open so that its entries can be
 /// looked at by name.
@@ -55,6 +62,16 @@ pub struct Metadata {
     /// When its metadata last changed, since the Unix epoch, if the file
     /// system says.
     pub changed: Option<Duration>,
+}
+
+/// What [`Directory::read_file`] read of a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Contents {
+    /// The file's first bytes.
+    pub bytes: Vec<u8>,
+    /// Whether they are the whole file: `false` whenever as many bytes as
+    /// asked for were read, even if none follow.
+    pub whole: bool,
 }
 
 /// An entry of a directory, as [`Directory::entries`] lists it.
@@ -141,6 +158,50 @@ impl Directory {
             });
         }
         Ok(entries)
+    }
+
+    /// The file `name` of this directory, from its start: at most `limit`
+    /// bytes. One host call for up to 8 MiB (`toolcell:files` 0.3.0), where
+    /// `std::fs::read` makes an open, a read per 64 KiB and a close, and
+    /// resolves the path from its mount again; the rest of a bigger file,
+    /// if `limit` asks for it, is read 64 KiB a call.
+    ///
+    /// `name` is one name, as for [`Directory::metadata`]. A symlink is not
+    /// followed (an error), and only a regular file is read: a directory, a
+    /// FIFO, a socket or a device is an error, and none is opened in a way
+    /// that could block.
+    pub fn read_file(&self, name: &str, limit: usize) -> io::Result<Contents> {
+        let first = limit.min(READ_FILE_BYTES);
+        let (mut bytes, end) =
+            read_file(&self.descriptor, plain(name)?, first as u64).map_err(error)?;
+        if end || bytes.len() < first || limit == first {
+            let whole = end && bytes.len() < limit;
+            return Ok(Contents { bytes, whole });
+        }
+        // More than one host call reads: the rest, through a descriptor.
+        let file = self
+            .descriptor
+            .open_at(
+                PathFlags::empty(),
+                name,
+                OpenFlags::empty(),
+                DescriptorFlags::READ,
+            )
+            .map_err(error)?;
+        while bytes.len() < limit {
+            let wanted = (limit - bytes.len()).min(READ_CHUNK);
+            let (more, _) = file
+                .read(wanted as u64, bytes.len() as u64)
+                .map_err(error)?;
+            if more.is_empty() {
+                return Ok(Contents { bytes, whole: true });
+            }
+            bytes.extend_from_slice(&more[..more.len().min(wanted)]);
+        }
+        Ok(Contents {
+            bytes,
+            whole: false,
+        })
     }
 
     /// The metadata of each of `paths` beneath this directory, in order, in

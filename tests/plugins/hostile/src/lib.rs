@@ -36,6 +36,17 @@ struct Hold {
     hold_ms: u64,
 }
 
+/// A file of the first mount's directory, and how much of it to read.
+#[derive(Deserialize, JsonSchema)]
+#[serde(crate = "toolcell_sdk::serde", deny_unknown_fields)]
+#[schemars(crate = "toolcell_sdk::schemars")]
+struct ReadStart {
+    /// The file's name in the first mount.
+    name: String,
+    /// The most bytes to read.
+    limit: u64,
+}
+
 /// A name.
 #[derive(Deserialize, JsonSchema)]
 #[serde(crate = "toolcell_sdk::serde", deny_unknown_fields)]
@@ -178,6 +189,21 @@ fn tools() -> Vec<Tool> {
                 .collect();
             let answered: usize = held.into_iter().map(|pending| pending.finish().len()).sum();
             Ok(Output::text(format!("answered {answered}")))
+        }),
+        tool("read_start", |args: ReadStart| {
+            // Reads a file's start with one host call (`toolcell:files@0.3.0`,
+            // through the SDK's `Directory::read_file`) and says how much it
+            // got, whether that was all, and a checksum of the bytes.
+            let root = toolcell_sdk::fs::Directory::open(&toolcell_sdk::fs::resolve(".")?)?;
+            let contents = root.read_file(&args.name, args.limit as usize)?;
+            let sum = contents.bytes.iter().fold(0u64, |sum, byte| {
+                sum.wrapping_mul(31).wrapping_add(u64::from(*byte))
+            });
+            Ok(Output::text(format!(
+                "{} {} {sum}",
+                contents.bytes.len(),
+                contents.whole
+            )))
         }),
         tool("blocks", |args: Count| {
             // `n` text blocks of one byte each.
