@@ -30,7 +30,7 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{
 };
 
 use crate::limits::READ_FILE_MAX_BYTES;
-use crate::runtime::sandbox::{make_blocking, open_sized};
+use crate::runtime::sandbox::open_sized;
 
 /// The interface, as plugins import it.
 pub const CONTENTS: &str = "toolcell:files/contents@0.3.0";
@@ -82,6 +82,8 @@ fn read_file(dir: &Dir, name: &str, max_bytes: u64) -> Contents {
 #[cfg(unix)]
 fn read_start(file: &File, size: u64, max: usize) -> std::io::Result<(Vec<u8>, bool)> {
     use rustix::io::{Errno, pread};
+
+    use crate::runtime::sandbox::make_blocking;
 
     // One byte more than the file has, so that a file that did not grow
     // is read whole by the first `pread`.
