@@ -225,6 +225,57 @@ async fn grep_finds_known_matches_like_ripgrep() {
     server.stop().await;
 }
 
+// The plugin skips a text file that lacks the literal every match holds, found by a loop of its
+// own that takes 64 bytes a turn (plugins/search/src/literal.rs): it must find the literal at
+// every offset of a block, in the last block (which overlaps the one before) and in files
+// shorter than a block, and pass over near misses.
+#[tokio::test]
+async fn grep_finds_a_literal_at_every_offset_in_files_of_every_size() {
+    let fixture = Fixture::new();
+    let mut expected = Vec::new();
+    for len in 5..=200usize {
+        let mut text = vec![b'.'; len];
+        // Near misses: the pair of rare bytes without the rest.
+        let miss = (len / 2).min(len - 4);
+        text[miss..miss + 4].copy_from_slice(b"Queu");
+        let name = format!("n{len:03}.txt");
+        if len % 4 != 0 {
+            let at = (len * 37) % (len - 4);
+            text[at..at + 5].copy_from_slice(b"Queue");
+            expected.push((
+                name.clone(),
+                1,
+                String::from_utf8(text.clone()).unwrap(),
+                false,
+            ));
+        }
+        fixture.write(&format!("data/{name}"), &text);
+    }
+    search_config(&fixture, "");
+    let server = Server::start(&fixture.path("plugins.toml")).await;
+    for (pattern, ignore_case) in [
+        ("Queue", false),
+        (r"[A-Z]ueue\b|Queue", false),
+        ("Queue", true),
+    ] {
+        let result = server
+            .call(
+                "grep",
+                json!({"pattern": pattern, "ignore_case": ignore_case, "max_results": 1000}),
+            )
+            .await;
+        result.ok_text();
+        let mut lines = grep_lines(&fixture, &result);
+        lines.sort();
+        assert_eq!(
+            lines, expected,
+            "pattern {pattern}, ignore_case {ignore_case}"
+        );
+        assert_eq!(result.structured()["files_searched"], json!(196));
+    }
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn grep_context_case_fixed_strings_globs_and_paths() {
     let fixture = content_fixture();

@@ -23,6 +23,7 @@ use ignore::overrides::OverrideBuilder;
 use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::Serialize;
 
+use crate::literal::Required;
 use crate::output::{self, Budget, json_len};
 use crate::progress::Progress;
 use crate::vfs::{Fs, Kind};
@@ -246,6 +247,8 @@ fn build_matcher(options: &GrepOptions) -> Result<RegexMatcher, GrepError> {
 struct Search<'a, F: Fs> {
     fs: &'a F,
     matcher: &'a RegexMatcher,
+    /// A literal every match holds: a text file without it is not searched.
+    required: Option<Required>,
     /// For files known to hold no NUL byte.
     text_searcher: Searcher,
     /// For files that hold one, or are too big to read whole.
@@ -288,6 +291,7 @@ impl<'a, F: Fs> Search<'a, F> {
         Search {
             fs,
             matcher,
+            required: Required::of(&options.pattern, options.fixed_strings, options.ignore_case),
             text_searcher: build(BinaryDetection::none()),
             stream_searcher: build(BinaryDetection::quit(b'\0')),
             buf: Vec::new(),
@@ -344,10 +348,13 @@ impl<'a, F: Fs> Search<'a, F> {
             binary: false,
         };
         let result = match rest {
-            None if memchr::memchr(0, buf).is_none() => {
-                self.text_searcher
-                    .search_slice(self.matcher, buf, &mut sink)
-            }
+            None if memchr::memchr(0, buf).is_none() => match &self.required {
+                // Nothing to report: the sink would see no match and no context.
+                Some(required) if !required.is_in(buf) => Ok(()),
+                _ => self
+                    .text_searcher
+                    .search_slice(self.matcher, buf, &mut sink),
+            },
             None => self
                 .stream_searcher
                 .search_reader(self.matcher, buf, &mut sink),

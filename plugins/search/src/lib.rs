@@ -11,6 +11,7 @@
 //! (the benchmark in `tests/bench` runs them as its baseline):
 //! - [`walk`]: the sorted, ripgrep-rules directory walk;
 //! - [`grep`]: content search with `grep-searcher` and `grep-regex`;
+//! - [`literal`]: the literal every match holds, and a fast scan for it;
 //! - [`glob`]: paths by pattern with `globset`;
 //! - [`concat`](mod@concat): several files in one result;
 //! - [`output`]: the byte budget that keeps results under the host's cap;
@@ -26,6 +27,7 @@
 pub mod concat;
 pub mod glob;
 pub mod grep;
+pub mod literal;
 pub mod output;
 pub mod progress;
 pub mod vfs;
