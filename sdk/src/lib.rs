@@ -218,32 +218,27 @@ pub mod __private {
     }
 
     /// `toolcell:files`, the host's extension (see `fs::Directory`), on the
-    /// WASI types of [`bindings`].
+    /// WASI types of [`bindings`]: 0.2.0's `metadata` and 0.3.0's
+    /// `contents`. The world is the SDK's own, so a plugin can bind a
+    /// `toolcell:files/files` world itself: two bindings of one world in one
+    /// component would give it two custom sections of the same name, which
+    /// `wasm-component-ld` refuses.
     #[allow(unsafe_code, missing_docs, clippy::all)]
     pub mod files {
         generate!({
-            world: "toolcell:files/files@0.2.0",
+            inline: "
+                package toolcell-sdk:private;
+                world files {
+                    import toolcell:files/metadata@0.2.0;
+                    import toolcell:files/contents@0.3.0;
+                }
+            ",
+            world: "toolcell-sdk:private/files",
             runtime_path: "::toolcell_sdk::wit_bindgen::rt",
             bitflags_path: "::toolcell_sdk::wit_bindgen::rt::bitflags",
             with: {
-                "wasi:filesystem/types@0.2.12": crate::__private::bindings::wasi::filesystem::types,
-                "wasi:io/streams@0.2.12": crate::__private::bindings::wasi::io::streams,
-                "wasi:io/error@0.2.12": crate::__private::bindings::wasi::io::error,
-                "wasi:io/poll@0.2.12": crate::__private::bindings::wasi::io::poll,
-                "wasi:clocks/wall-clock@0.2.12": crate::__private::bindings::wasi::clocks::wall_clock,
-            },
-        });
-    }
-
-    /// `toolcell:files` 0.3.0's `contents` (see `fs::Directory::read_file`),
-    /// on the WASI types of [`bindings`].
-    #[allow(unsafe_code, missing_docs, clippy::all)]
-    pub mod contents {
-        generate!({
-            world: "toolcell:files/files@0.3.0",
-            runtime_path: "::toolcell_sdk::wit_bindgen::rt",
-            bitflags_path: "::toolcell_sdk::wit_bindgen::rt::bitflags",
-            with: {
+                "toolcell:files/metadata@0.2.0": generate,
+                "toolcell:files/contents@0.3.0": generate,
                 "wasi:filesystem/types@0.2.12": crate::__private::bindings::wasi::filesystem::types,
                 "wasi:io/streams@0.2.12": crate::__private::bindings::wasi::io::streams,
                 "wasi:io/error@0.2.12": crate::__private::bindings::wasi::io::error,

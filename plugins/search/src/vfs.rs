@@ -196,10 +196,9 @@ mod wasi {
     use super::{Entry, Fs, Kind, Meta};
 
     /// `toolcell:files/contents` (0.3.0), the host's read of a file in one
-    /// call, on `wasip2`'s WASI types. A world of this plugin's own: the
-    /// SDK binds `toolcell:files/files@0.3.0` for its WASI types, and two
-    /// bindings of one world in one component would give it two sections
-    /// of the same name.
+    /// call, on `wasip2`'s WASI types (the SDK's binding is on its own). A
+    /// world of this plugin's own, as the SDK's is: two bindings of one
+    /// world in one component would give it two sections of the same name.
     #[allow(unsafe_code, missing_docs, clippy::all)]
     mod files {
         toolcell_sdk::wit_bindgen::generate!({

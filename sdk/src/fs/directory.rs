@@ -9,10 +9,10 @@ use crate::__private::bindings::wasi::filesystem::preopens;
 use crate::__private::bindings::wasi::filesystem::types::{
     Descriptor, DescriptorFlags, DescriptorStat, DescriptorType, ErrorCode, OpenFlags, PathFlags,
 };
-use crate::__private::contents::toolcell::files0_3_0::contents::read_file;
 use crate::__private::files::toolcell::files0_2_0::metadata::{
     PendingStats, start_stat_paths, stat_paths,
 };
+use crate::__private::files::toolcell::files0_3_0::contents::read_file;
 
 /// The most paths `stat-paths` takes in one call.
 const PATHS_PER_CALL: usize = 1 << 16;
