@@ -12,9 +12,10 @@
 //! checks its candidates outside it. A text file that does not contain the
 //! literal holds no match and is not searched further.
 //!
-//! Natively [`Required::is_in`] is `memchr::memmem`, with the same answers;
-//! [`candidate`] is compiled everywhere, so the unit tests run its logic,
-//! with the lanes done one by one where there is no `simd128`.
+//! Natively [`Required::is_in`] is a `memchr::memmem::Finder`, with the
+//! same answers; [`candidate`] is compiled everywhere, so the unit tests
+//! run its logic, with the lanes done one by one where there is no
+//! `simd128`.
 
 use memchr::arch::all::packedpair::Pair;
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
@@ -24,6 +25,9 @@ use regex_syntax::hir::literal::{ExtractKind, Extractor};
 pub struct Required {
     needle: Vec<u8>,
     pair: Pair,
+    /// The portable search, made once.
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    finder: memchr::memmem::Finder<'static>,
 }
 
 impl Required {
@@ -59,10 +63,17 @@ impl Required {
                 },
             )
             .max_by_key(Vec::len)
-            .and_then(|needle| {
-                let pair = Pair::new(&needle)?;
-                Some(Required { needle, pair })
-            })
+            .and_then(Required::new)
+    }
+
+    /// `None` if `needle` is shorter than two bytes.
+    fn new(needle: Vec<u8>) -> Option<Required> {
+        Some(Required {
+            pair: Pair::new(&needle)?,
+            #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+            finder: memchr::memmem::Finder::new(&needle).into_owned(),
+            needle,
+        })
     }
 
     /// Whether `haystack` contains the literal.
@@ -70,7 +81,7 @@ impl Required {
         #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
         return self.find(haystack).is_some();
         #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-        return memchr::memmem::find(haystack, &self.needle).is_some();
+        return self.finder.find(haystack).is_some();
     }
 
     /// Where the literal first starts in `haystack`, by [`candidate`].
@@ -279,10 +290,7 @@ mod tests {
             let haystack: Vec<u8> = (0..rng.below(300))
                 .map(|_| alphabet[rng.below(alphabet.len())])
                 .collect();
-            let required = Required {
-                pair: Pair::new(&needle).unwrap(),
-                needle: needle.clone(),
-            };
+            let required = Required::new(needle.clone()).unwrap();
             let want = memchr::memmem::find(&haystack, &needle);
             assert_eq!(
                 required.find(&haystack),
@@ -296,10 +304,7 @@ mod tests {
     #[test]
     fn at_every_place_around_the_lanes() {
         let needle = b"Queue";
-        let required = Required {
-            pair: Pair::new(needle).unwrap(),
-            needle: needle.to_vec(),
-        };
+        let required = Required::new(needle.to_vec()).unwrap();
         for len in needle.len()..200 {
             for at in 0..=len - needle.len() {
                 let mut haystack = vec![b'.'; len];
