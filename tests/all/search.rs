@@ -253,8 +253,10 @@ async fn grep_finds_a_literal_at_every_offset_in_files_of_every_size() {
     }
     search_config(&fixture, "");
     let server = Server::start(&fixture.path("plugins.toml")).await;
+    // The literal itself; an inner piece of a concatenation; no single literal; a set of cases.
     for (pattern, ignore_case) in [
         ("Queue", false),
+        (r"\.*Queue\.*", false),
         (r"[A-Z]ueue\b|Queue", false),
         ("Queue", true),
     ] {

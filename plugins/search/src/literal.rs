@@ -22,6 +22,7 @@
 
 use memchr::arch::all::packedpair::Pair;
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
+use regex_syntax::hir::{Hir, HirKind};
 
 /// A literal of at least two bytes that every match contains.
 #[derive(Debug)]
@@ -34,16 +35,19 @@ pub struct Required {
 }
 
 impl Required {
-    /// The literal every match of `pattern` (read as `grep` reads it)
-    /// starts or ends with, if all its matches share one. `None` when there
-    /// is none, or when there are several (`ignore_case` gives one per
-    /// case), or it is shorter than two bytes, or the pattern does not parse
-    /// here: the search is then done without this check.
+    /// The longest literal every match of `pattern` (read as `grep` reads
+    /// it) contains: the one it starts with, the one it ends with, or one
+    /// in between. `None` when there is none, or only a set of them
+    /// (`ignore_case` gives one per case), or it is shorter than two bytes,
+    /// or the pattern does not parse here: the search is then done without
+    /// this check.
     ///
     /// A prefix (suffix) sequence the extractor calls finite holds a literal
     /// that starts (ends) every match; look-arounds count as empty there, so
-    /// `\bQueue\b` gives `Queue`. `grep-regex` may narrow the pattern further
-    /// (no `\n` in classes), never widen it.
+    /// `\bQueue\b` gives `Queue`. A match of a concatenation is the pieces'
+    /// matches one after the other, so it holds each piece that is a
+    /// literal: `_handler_` in `fn [a-z]+_handler_\d+\(`. `grep-regex` may
+    /// narrow the pattern further (no `\n` in classes), never widen it.
     pub fn of(pattern: &str, fixed_strings: bool, ignore_case: bool) -> Option<Required> {
         let escaped;
         let pattern = if fixed_strings {
@@ -57,14 +61,25 @@ impl Required {
             .build()
             .parse(pattern)
             .ok()?;
-        [ExtractKind::Prefix, ExtractKind::Suffix]
+        let ends = [ExtractKind::Prefix, ExtractKind::Suffix]
             .into_iter()
             .filter_map(
                 |kind| match Extractor::new().kind(kind).extract(&hir).literals() {
                     Some([only]) => Some(only.as_bytes().to_vec()),
                     _ => None,
                 },
-            )
+            );
+        let pieces = match ungrouped(&hir).kind() {
+            HirKind::Concat(pieces) => pieces.as_slice(),
+            _ => &[],
+        };
+        let inner = pieces
+            .iter()
+            .filter_map(|piece| match ungrouped(piece).kind() {
+                HirKind::Literal(literal) => Some(literal.0.to_vec()),
+                _ => None,
+            });
+        ends.chain(inner)
             .max_by_key(Vec::len)
             .and_then(Required::new)
     }
@@ -104,6 +119,15 @@ impl Required {
         }
         None
     }
+}
+
+/// `hir` without the capture groups around it: a group matches what its
+/// contents match.
+fn ungrouped(mut hir: &Hir) -> &Hir {
+    while let HirKind::Capture(group) = hir.kind() {
+        hir = &group.sub;
+    }
+    hir
 }
 
 /// Two bytes of the needle and their offsets in it.
@@ -242,7 +266,14 @@ mod tests {
         );
         assert_eq!(needle(r"[A-Z][a-z]+Queue\b").as_deref(), Some("Queue"));
         assert_eq!(needle(r"\bfn main\(").as_deref(), Some("fn main("));
-        assert_eq!(needle(r"fn [a-z]+_handler_\d+\(").as_deref(), Some("fn "));
+        // A literal piece of the concatenation, the longest.
+        assert_eq!(
+            needle(r"fn [a-z]+_handler_\d+\(").as_deref(),
+            Some("_handler_")
+        );
+        assert_eq!(needle(r"(x[0-9]+(?:abc)[0-9]+y)").as_deref(), Some("abc"));
+        assert_eq!(needle(r"\.*Queue\.*").as_deref(), Some("Queue"));
+        assert_eq!(needle(r"\d+(abcd)?\d+ab\w").as_deref(), Some("ab"));
         // The longer of a prefix and a suffix.
         assert_eq!(needle(r"ab[a-z]+wxyz").as_deref(), Some("wxyz"));
         // Every match of `a+b` ends with `ab`, though it may start `aa`.
@@ -253,7 +284,7 @@ mod tests {
         );
         // None where matches share no literal, or only one byte, or several.
         for pattern in [
-            r"[a-z]+_handler_\d+\(",
+            r"[a-z]+_?\d+",
             "Queue|Stack",
             "(Queue)?",
             "x",
