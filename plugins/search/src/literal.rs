@@ -7,12 +7,12 @@
 //! stack slots and reloads them on every 16 bytes, so in the sandbox it ran
 //! at about a quarter of the speed of `memchr`'s one-byte loop over the
 //! same files (`perf annotate` of a `grep` for `[A-Z][a-z]+Queue\b`).
-//! `candidate` is the same packed-pair test in a function of its own with
-//! no call inside its loop, so nothing is spilled, and it takes 64 bytes a
-//! turn, so the loop's epoch check and bounds checks are paid once per four
-//! vectors (at 16 bytes a turn they outnumbered the comparisons, and the
-//! scan was no faster than `memmem`'s); [`Required::is_in`] checks its
-//! candidates outside it. A text file that does not contain the literal
+//! `candidate` is the same packed-pair test, in a function of its own that
+//! leaves each candidate's check to its caller ([`Required::is_in`]), and
+//! it takes 64 bytes a turn: Cranelift still reloads the two vectors from
+//! the stack, and checks the epoch and the bounds, but once per four
+//! vectors instead of once per vector (at 16 bytes a turn the scan was no
+//! faster than `memmem`'s). A text file that does not contain the literal
 //! holds no match and is not searched further.
 //!
 //! Natively [`Required::is_in`] is a `memchr::memmem::Finder`, with the
