@@ -28,7 +28,8 @@ use regex_syntax::hir::{Hir, HirKind};
 #[derive(Debug)]
 pub struct Required {
     needle: Vec<u8>,
-    pair: Pair,
+    /// The needle's two rarest bytes, as `memchr` picks them.
+    pair: Bytes,
     /// The portable search, made once.
     #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     finder: memchr::memmem::Finder<'static>,
@@ -87,7 +88,7 @@ impl Required {
     /// `None` if `needle` is shorter than two bytes.
     fn new(needle: Vec<u8>) -> Option<Required> {
         Some(Required {
-            pair: Pair::new(&needle)?,
+            pair: Bytes::of(&needle)?,
             #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
             finder: memchr::memmem::Finder::new(&needle).into_owned(),
             needle,
@@ -109,9 +110,8 @@ impl Required {
     )]
     fn find(&self, haystack: &[u8]) -> Option<usize> {
         let last = haystack.len().checked_sub(self.needle.len())?;
-        let pair = Bytes::of(&self.needle, &self.pair);
         let mut from = 0;
-        while let Some(at) = candidate(haystack, from, last, &pair) {
+        while let Some(at) = candidate(haystack, from, last, &self.pair) {
             if haystack[at..at + self.needle.len()] == self.needle[..] {
                 return Some(at);
             }
@@ -131,6 +131,7 @@ fn ungrouped(mut hir: &Hir) -> &Hir {
 }
 
 /// Two bytes of the needle and their offsets in it.
+#[derive(Debug)]
 struct Bytes {
     index1: usize,
     index2: usize,
@@ -139,14 +140,16 @@ struct Bytes {
 }
 
 impl Bytes {
-    fn of(needle: &[u8], pair: &Pair) -> Bytes {
+    /// `None` if `needle` is shorter than two bytes.
+    fn of(needle: &[u8]) -> Option<Bytes> {
+        let pair = Pair::new(needle)?;
         let (index1, index2) = (usize::from(pair.index1()), usize::from(pair.index2()));
-        Bytes {
+        Some(Bytes {
             index1,
             index2,
             byte1: needle[index1],
             byte2: needle[index2],
-        }
+        })
     }
 }
 
