@@ -22,6 +22,7 @@
 #![allow(deprecated)]
 
 mod asker;
+mod awake;
 mod lists;
 mod notify;
 mod prompts;
@@ -89,6 +90,8 @@ pub struct Server {
     slots: usize,
     /// Calls running now, across sessions.
     in_flight: Arc<AtomicUsize>,
+    /// The call thread that stays awake between calls.
+    awake: Arc<awake::Awake>,
     /// Fired on shutdown: running calls are interrupted, new ones refused.
     stopping: CancellationToken,
     /// The lowest level sent as `notifications/message` (a
@@ -153,11 +156,13 @@ impl Server {
         let slots = max_concurrent_calls.max(1);
         let watcher = subscriptions::Watcher::new(policy.subscriptions);
         let scope = watcher.scope();
+        let in_flight = Arc::new(AtomicUsize::new(0));
         Server {
             served,
             calls: Arc::new(Semaphore::new(slots)),
             slots,
-            in_flight: Arc::new(AtomicUsize::new(0)),
+            in_flight: in_flight.clone(),
+            awake: Arc::new(awake::Awake::new(in_flight)),
             stopping: CancellationToken::new(),
             log_level: Arc::new(AtomicU8::new(0)),
             policy: Arc::new(policy),

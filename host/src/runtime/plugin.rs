@@ -20,9 +20,10 @@
 //! futures, so the timer and the cancellation tokens that race the call in
 //! [`Plugin::call`] get to fire; when one does, the call's future is dropped
 //! with its store, instance and handles. File operations are done in place on
-//! the thread that runs the call, which the server makes a blocking-pool
-//! thread of the call's own: should one block in the kernel, the server
-//! answers at the deadline without it (see `protocol::server::slots`).
+//! the thread that runs the call, which the server makes a thread of the
+//! call's own (its awake call thread or a blocking-pool thread): should one
+//! block in the kernel, the server answers at the deadline without it (see
+//! `protocol::server::slots`).
 //!
 //! What a run returns is the contract's data; `protocol::mcp` turns it into
 //! MCP within the output cap.

@@ -139,7 +139,7 @@ pub fn wasi_ctx(
     stdio: Option<&CommandStdio>,
 ) -> Result<WasiCtx> {
     // File operations are done in place, on the thread that runs the guest:
-    // a blocking-pool thread of the call's own (see `Server::call`), never a
+    // a thread of the call's own (see `protocol::server::slots`), never a
     // runtime worker, so one that blocks in the kernel holds up no other
     // call. Done in place they cost a fraction of a trip to another thread
     // and back for each one. (`refuse_special_files` makes the descriptors

@@ -1,14 +1,16 @@
 //! Call slots and deadlines: every run (a tool call, a resource read, a
 //! prompt, a completion) takes one of `max_concurrent_calls` slots and runs
-//! on a blocking-pool thread of its own, answered by its deadline even if
-//! that thread is stuck in the kernel; at shutdown, running calls get a
-//! grace period and are then interrupted.
+//! on a thread of its own (the [awake](super::awake) call thread or a
+//! blocking-pool thread), answered by its deadline even if that thread is
+//! stuck in the kernel; at shutdown, running calls get a grace period and
+//! are then interrupted.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::ErrorData;
+use tokio::sync::oneshot::error::TryRecvError;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -37,8 +39,8 @@ impl Server {
         }
     }
 
-    /// Runs `work` in one of the call slots, on a blocking-pool thread of
-    /// its own, by a deadline of `timeout_ms` from `accepted` (unless `cx`
+    /// Runs `work` in one of the call slots, on a thread of its own, by a
+    /// deadline of `timeout_ms` from `accepted` (unless `cx`
     /// has an earlier one). Tool calls, resource reads, prompts and
     /// completions all run this way, so they share the slots and limits.
     pub(super) async fn in_slot<R, F>(
@@ -89,7 +91,8 @@ impl Server {
         self.in_flight.fetch_add(1, Ordering::AcqRel);
         let _in_flight = InFlight(self.in_flight.clone());
         let _slot = permit;
-        // The guest runs on a blocking-pool thread of its own, where its file
+        // The guest runs on a thread of its own (the awake call thread when
+        // it is free, a blocking-pool thread otherwise), where its file
         // operations are done in place: fast, and harmless to the runtime's
         // workers if one blocks in the kernel (a hung disk; FIFOs are never
         // opened). The thread ends the call by its deadline or cancellation
@@ -101,16 +104,41 @@ impl Server {
         cx.cancel.push(stop);
         let watched = cx.clone();
         let runtime = tokio::runtime::Handle::current();
-        let mut task = tokio::task::spawn_blocking(move || runtime.block_on(work(cx)));
+        let (answer, mut answered) = tokio::sync::oneshot::channel();
+        let job = move || {
+            let _ = answer.send(runtime.block_on(work(cx)));
+        };
+        if let Err(job) = self.awake.run(job) {
+            drop(tokio::task::spawn_blocking(job));
+        }
+        let failed = || {
+            tracing::error!(what, "call task failed");
+            Err(CallError::Trap {
+                tool: tool(),
+                reason: "its task failed inside the server".to_string(),
+            })
+        };
+        // The only call running: wait for its answer awake for a moment,
+        // as the thread running it does for the next call, rather than
+        // park this worker and be woken for it. Another call coming in
+        // ends the wait: the cores are then better spent on the calls.
+        let since = std::time::Instant::now();
+        while self.in_flight.load(Ordering::Acquire) == 1 {
+            match answered.try_recv() {
+                Ok(result) => return result,
+                Err(TryRecvError::Closed) => return failed(),
+                Err(TryRecvError::Empty) => {}
+            }
+            if since.elapsed() >= AWAIT {
+                break;
+            }
+            // Lets this worker's other tasks run (the next request read,
+            // another call started) while it waits.
+            tokio::task::yield_now().await;
+        }
         tokio::select! {
             biased;
-            joined = &mut task => joined.unwrap_or_else(|join| {
-                tracing::error!(what, "call task failed: {join}");
-                Err(CallError::Trap {
-                    tool: tool(),
-                    reason: "its task failed inside the server".to_string(),
-                })
-            }),
+            result = &mut answered => result.unwrap_or_else(|_| failed()),
             () = watched.cancelled() => Err(CallError::Cancelled { tool: tool() }),
             () = tokio::time::sleep_until(deadline + STRAGGLE) => {
                 tracing::warn!(what, "a call is stuck in a system call past its deadline");
@@ -169,6 +197,10 @@ impl Server {
         }
     }
 }
+
+/// How long the worker that took the only running call waits for its
+/// answer awake before parking: about a small call's run (a `read_file`).
+const AWAIT: Duration = Duration::from_micros(200);
 
 /// Counts a call as running until dropped.
 struct InFlight(Arc<AtomicUsize>);
