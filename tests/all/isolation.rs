@@ -169,6 +169,32 @@ async fn blocked_calls_give_their_slots_back_at_the_deadline() {
     assert!(server.finish().await.status.success());
 }
 
+/// Class: a call holding the call thread the server keeps awake between calls
+/// (`host/src/protocol/server/awake.rs`). An hour-long sleeper takes that thread, being the first
+/// call after others ended; the calls after it go to other threads and are answered long before
+/// its deadline, and closing stdin still ends the server.
+#[tokio::test]
+async fn a_call_holding_the_awake_thread_holds_up_no_other_call() {
+    let (_fixture, config) = hostile_fixture("timeout_ms = 20000");
+    let mut server = RawServer::spawn(&config, &[]);
+    server.initialize().await;
+    still_serving(&mut server, 10).await;
+    // Let the thread finish with the last call, so the sleeper is handed to it.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    send_hour_long_sleep(&mut server, 1).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = Instant::now();
+    for id in [20, 30, 40] {
+        still_serving(&mut server, id).await;
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(server.finish().await.status.success());
+}
+
 /// Class: a call waiting for a slot is bounded by its own deadline and says why.
 #[tokio::test]
 async fn a_call_that_never_gets_a_slot_says_so_at_its_deadline() {
