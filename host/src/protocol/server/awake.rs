@@ -43,14 +43,14 @@ type Job = Box<dyn FnOnce() + Send>;
 
 /// The awake call thread, started with the first call.
 pub(super) struct Awake {
-    shared: OnceLock<Option<Arc<Shared>>>,
-    running: Arc<AtomicUsize>,
+    shared: Arc<Shared>,
+    /// The thread, once started; `None` if it could not be.
+    thread: OnceLock<Option<Thread>>,
 }
 
 struct Shared {
     state: AtomicU8,
     job: Mutex<Option<Job>>,
-    thread: OnceLock<Thread>,
     /// Calls running now, this thread's included.
     running: Arc<AtomicUsize>,
 }
@@ -60,17 +60,22 @@ impl Awake {
     /// in flight).
     pub(super) fn new(running: Arc<AtomicUsize>) -> Awake {
         Awake {
-            shared: OnceLock::new(),
-            running,
+            shared: Arc::new(Shared {
+                state: AtomicU8::new(FREE),
+                job: Mutex::new(None),
+                running,
+            }),
+            thread: OnceLock::new(),
         }
     }
 
     /// Runs `job` on the awake thread if it is free; gives `job` back if it
     /// is not (or the thread could not be started).
     pub(super) fn run<J: FnOnce() + Send + 'static>(&self, job: J) -> Result<(), J> {
-        let Some(shared) = self.shared.get_or_init(|| start(self.running.clone())) else {
+        let Some(thread) = self.thread.get_or_init(|| start(&self.shared)) else {
             return Err(job);
         };
+        let shared = &self.shared;
         if shared
             .state
             .compare_exchange(FREE, HANDING, Ordering::Acquire, Ordering::Relaxed)
@@ -81,29 +86,18 @@ impl Awake {
         *lock(&shared.job) = Some(Box::new(job));
         shared.state.store(HANDED, Ordering::Release);
         // Cheap unless the thread is parked: then it is the wake-up.
-        if let Some(thread) = shared.thread.get() {
-            thread.unpark();
-        }
+        thread.unpark();
         Ok(())
     }
 }
 
-fn start(running: Arc<AtomicUsize>) -> Option<Arc<Shared>> {
-    let shared = Arc::new(Shared {
-        state: AtomicU8::new(FREE),
-        job: Mutex::new(None),
-        thread: OnceLock::new(),
-        running,
-    });
+fn start(shared: &Arc<Shared>) -> Option<Thread> {
     let mine = shared.clone();
     let spawned = std::thread::Builder::new()
         .name("toolcell-call".to_string())
         .spawn(move || serve(&mine));
     match spawned {
-        Ok(handle) => {
-            let _ = shared.thread.set(handle.thread().clone());
-            Some(shared)
-        }
+        Ok(handle) => Some(handle.thread().clone()),
         Err(error) => {
             tracing::warn!("cannot start the awake call thread ({error}): calls use the pool");
             None
