@@ -30,6 +30,9 @@
 //! `packaged/` in `OUT_DIR` with the names `stage.sh` had to change given
 //! back), for `include_str!`, and the cfg `toolcell_packaged`, for the WIT
 //! bindings (`bindgen!` takes a literal path: `packaged/wit`).
+//!
+//! In a release build for Linux on x86-64 it also lays out the binary's
+//! code, the functions a server runs first and together (`hot-code/link.rs`).
 
 #![allow(clippy::expect_used)] // a build script reports failure by panicking
 
@@ -42,6 +45,9 @@ use sha2::{Digest, Sha256};
 #[allow(dead_code)] // `find` is for the crate, not for this script
 #[path = "src/builtins.rs"]
 mod builtins;
+
+#[path = "hot-code/link.rs"]
+mod hot_code;
 
 use builtins::{BUILTINS, Build};
 
@@ -62,6 +68,7 @@ fn main() {
         .expect("host/ sits in the workspace root");
     let out_dir = PathBuf::from(env::var_os("OUT_DIR").expect("set by cargo"));
     println!("cargo::rustc-check-cfg=cfg(toolcell_packaged)");
+    hot_code::apply(&manifest_dir, &out_dir);
 
     let (components, precompiled) = if root.join("plugins").is_dir() {
         println!("cargo::rustc-env=TOOLCELL_SOURCES={}", root.display());

@@ -29,3 +29,9 @@ pub mod config;
 pub mod limits;
 pub mod protocol;
 pub mod runtime;
+
+// The build script's code layout (`hot-code/link.rs`), compiled here only
+// so that its tests run with the crate's.
+#[cfg(test)]
+#[path = "../hot-code/link.rs"]
+mod hot_code;

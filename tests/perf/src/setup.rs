@@ -2,7 +2,8 @@
 //! and a fixture directory with the files to read and the configurations to
 //! start from.
 //!
-//! [`build`] runs cargo for `toolcell` and `floor-server` (release) and for
+//! [`build`] runs cargo for `floor-server` and `toolcell` (release; the
+//! latter as `cargo run --release` builds it) and for
 //! the perf plugin (wasm32-wasip2, in a target directory of its own so it
 //! never invalidates the host build). [`Fixture`] lays out a temporary
 //! directory: the files `read_file` reads, a `default/` directory with no
@@ -49,11 +50,20 @@ pub struct Binaries {
 pub fn build(toolcell: Option<PathBuf>) -> Result<Binaries> {
     let root = workspace_root()?;
     let target = target_dir(&root);
-    let mut packages = vec!["-p", "toolcell-perf", "--bin", "floor-server"];
+    cargo(
+        &root,
+        &["build", "--release"],
+        &["-p", "toolcell-perf", "--bin", "floor-server"],
+        None,
+    )?;
     if toolcell.is_none() {
-        packages.extend(["-p", "toolcell", "--bin", "toolcell"]);
+        // As `cargo run --release` builds it: the workspace's default
+        // members decide the dependencies' features, so the binary's symbol
+        // names are those that `host/hot-code/symbols.txt` lists. Built
+        // together with toolcell-perf, tokio would get `process` and every
+        // name a different hash.
+        cargo(&root, &["build", "--release"], &["--bin", "toolcell"], None)?;
     }
-    cargo(&root, &["build", "--release"], &packages, None)?;
     let plugin_target = target.join("perf-plugins");
     cargo(
         &root,
