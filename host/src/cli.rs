@@ -13,6 +13,7 @@ use toolcell::runtime::cache;
 use toolcell::runtime::engine::{self, Engine};
 use toolcell::runtime::toolbox::{self, Toolbox};
 
+pub mod arenas;
 pub mod build;
 pub mod bundle;
 pub mod call;

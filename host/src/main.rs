@@ -45,6 +45,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    cli::arenas::cap();
     let cli = Cli::parse();
     let (common, default_level) = match &cli.command {
         Command::Serve(args) => (Some(&args.common), "info"),
