@@ -16,14 +16,31 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Every way of building the host must resolve the same features (see
+# host/Cargo.toml, above aho-corasick), or the names below fit one only.
+features() {
+  cargo tree --locked "$@" -e normal,build -f '{p} {f}' --prefix none \
+    --target x86_64-unknown-linux-gnu | sed 's/ (\*)$//' | LC_ALL=C sort -u
+}
+features -p toolcell > "$work/alone"
+features > "$work/members"
+differ=$(LC_ALL=C comm -23 "$work/alone" "$work/members" | grep -v '^toolcell ' || true)
+if [ -n "$differ" ]; then
+  echo "built alone, the host gets other features than with the default members:" >&2
+  echo "$differ" >&2
+  echo "give the host these features too (host/Cargo.toml, above aho-corasick)" >&2
+  exit 1
+fi
+
 # The binary as `cargo run --release` (and toolcell-perf) builds it: the
 # default members decide the dependencies' features, and with them the hash
 # in every symbol name.
 cargo build --locked --release --bin toolcell
 cargo build --locked --release -p toolcell-perf
 bin=$root/target/release/toolcell
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 cat > "$work/toolcell" <<WRAPPER
 #!/bin/sh
