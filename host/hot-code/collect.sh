@@ -35,9 +35,11 @@ if [ -n "$differ" ]; then
   exit 1
 fi
 
-# The binary as `cargo run --release` (and toolcell-perf) builds it: the
-# default members decide the dependencies' features, and with them the hash
-# in every symbol name.
+# The binary as toolcell-perf, `cargo install --path host` and `cargo run
+# --release -p toolcell` build it: alone, so that its dependencies are
+# built for LTO only (`cargo run --release` at the root also builds the
+# default members' libraries, which changes the hash in every symbol name;
+# see docs/performance.md, Hot code first).
 cargo build --locked --release --bin toolcell
 cargo build --locked --release -p toolcell-perf
 bin=$root/target/release/toolcell

@@ -3,7 +3,7 @@
 //! start from.
 //!
 //! [`build`] runs cargo for `floor-server` and `toolcell` (release; the
-//! latter as `cargo run --release` builds it) and for
+//! latter as `cargo build --release --bin toolcell` builds it) and for
 //! the perf plugin (wasm32-wasip2, in a target directory of its own so it
 //! never invalidates the host build). [`Fixture`] lays out a temporary
 //! directory: the files `read_file` reads, a `default/` directory with no
@@ -57,9 +57,9 @@ pub fn build(toolcell: Option<PathBuf>) -> Result<Binaries> {
         None,
     )?;
     if toolcell.is_none() {
-        // As `cargo run --release` builds it: the workspace's default
-        // members decide the dependencies' features, so the binary's symbol
-        // names are those that `host/hot-code/symbols.txt` lists. Built
+        // Alone, as `cargo build --release --bin toolcell` and `cargo
+        // install --path host` build it, so the binary's symbol names are
+        // those that `host/hot-code/symbols.txt` lists. Built
         // together with toolcell-perf, tokio would get `process` and every
         // name a different hash.
         cargo(&root, &["build", "--release"], &["--bin", "toolcell"], None)?;
