@@ -10,6 +10,7 @@ converts between the SDK's types and the generated bindings.
 
 import json
 import sys
+import weakref
 
 from wit_world import exports
 from wit_world.imports import toolcell_plugin_types as wit
@@ -23,6 +24,19 @@ sys.dont_write_bytecode = True
 import app  # noqa: E402, F401
 
 _PLUGIN = toolcell._the_plugin()
+
+
+class _Primer:
+    pass
+
+
+# componentize-py ties each WIT resource it hands to Python (a directory from
+# `get_directories`, a stream) to a `weakref.finalize`, and a process's first
+# finalizer imports `atexit` (a built-in module, made afresh) and registers
+# with it. Each call runs in a fresh instance of the build-time snapshot, so
+# without this first finalizer made here, before the snapshot, every call
+# that touches a file would pay for that import.
+weakref.finalize(_Primer(), lambda: None)
 
 _CATEGORIES = {
     "read": wit.Category_Read,
