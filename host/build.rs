@@ -170,17 +170,12 @@ fn build_from_source(root: &Path, target_dir: &Path) -> Vec<Option<Vec<u8>>> {
 
     ensure_target();
 
-    let mut packages = Vec::new();
     for builtin in BUILTINS {
-        if let Build::Package(package) = builtin.build {
-            packages.extend(["-p", package]);
-        }
-    }
-    build(root, target_dir, &packages);
-    for builtin in BUILTINS {
-        if let Build::Workspace(manifest) = builtin.build {
-            build(root, target_dir, &["--manifest-path", manifest]);
-        }
+        let selection = match builtin.build {
+            Build::Package(package) => ["-p", package],
+            Build::Workspace(manifest) => ["--manifest-path", manifest],
+        };
+        build(root, target_dir, &selection, builtin.initial_memory_mib);
     }
     BUILTINS
         .iter()
@@ -372,16 +367,32 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
-/// Runs `cargo build --release --target wasm32-wasip2` in `root` with
-/// `args`, into `target_dir`; panics when it fails.
-fn build(root: &Path, target_dir: &Path, args: &[&str]) {
+/// Builds the component of the package `selection` names with `cargo rustc
+/// --release --target wasm32-wasip2 --lib` in `root`, into `target_dir`,
+/// with `initial_memory_mib` of linear memory to start with if given (a
+/// link argument for that component alone: its dependencies are built as
+/// `cargo build` builds them); panics when it fails.
+fn build(root: &Path, target_dir: &Path, selection: &[&str], initial_memory_mib: Option<u32>) {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
         .current_dir(root)
-        .args(["build", "--release", "--target", TARGET, "--target-dir"])
+        .args([
+            "rustc",
+            "--release",
+            "--lib",
+            "--target",
+            TARGET,
+            "--target-dir",
+        ])
         .arg(target_dir)
-        .args(args);
+        .args(selection);
+    if let Some(mib) = initial_memory_mib {
+        command.arg("--").arg(format!(
+            "-Clink-arg=--initial-memory={}",
+            u64::from(mib) << 20
+        ));
+    }
     clear_outer_build(&mut command);
     run(
         &mut command,

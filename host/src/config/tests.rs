@@ -20,6 +20,7 @@ pub(super) const fn builtin(name: &'static str, config_keys: &'static [&'static 
         build: Build::Package(""),
         file: "",
         config_keys,
+        initial_memory_mib: None,
         by_default: true,
         gated_by: None,
         in_crate: true,
