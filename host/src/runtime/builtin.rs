@@ -61,6 +61,30 @@ mod tests {
         }
     }
 
+    /// A builtin given an initial memory in `builtins.rs` is built with it
+    /// (`build.rs` passes it to the linker for that component alone).
+    #[test]
+    fn a_builtin_starts_with_the_memory_its_entry_gives() {
+        let sized: Vec<_> = BUILTINS
+            .iter()
+            .filter_map(|builtin| Some((builtin.name, builtin.initial_memory_mib?)))
+            .collect();
+        assert!(!sized.is_empty());
+        for (name, mib) in sized {
+            let embedded = get(name).unwrap();
+            let mut initial_pages = Vec::new();
+            for payload in wasmparser::Parser::new(0).parse_all(embedded.wasm) {
+                if let wasmparser::Payload::MemorySection(memories) = payload.unwrap() {
+                    for memory in memories {
+                        initial_pages.push(memory.unwrap().initial);
+                    }
+                }
+            }
+            // 64 KiB pages.
+            assert_eq!(initial_pages, [u64::from(mib) * 16], "{name}");
+        }
+    }
+
     /// The code `build.rs` compiled loads in the engine the server makes,
     /// with no compiling: if the engine's settings drift from
     /// `host/precompile`'s, this fails rather than every first start
