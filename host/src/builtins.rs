@@ -24,7 +24,8 @@ pub struct Builtin {
     /// its memory makes the next instantiation in the same pooled slot shrink
     /// the slot's accessible range back, an `mprotect` whose TLB flush
     /// interrupts the other cores running the server: with 8 clients reading
-    /// a 27 KB file, `read_file` served 19% more calls a second with 2 MiB.
+    /// a 27 KB file, `read_file` served about a fifth more calls a second
+    /// with 2 MiB (6,600 to 8,100; docs/performance.md).
     /// Pages the call never touches cost nothing. `None`: the default.
     pub initial_memory_mib: Option<u32>,
     /// Whether the embedded default configuration serves it.
