@@ -212,24 +212,30 @@ impl Precompiler {
         for watched in ["host/precompile", "host/src/runtime/codegen.rs"] {
             println!("cargo::rerun-if-changed={}", root.join(watched).display());
         }
-        // Its own target directory, and no link-time optimisation: a build
-        // of Cranelift that is fast to make and fast enough to run once.
+        // Its own target directory, and the workspace's `precompiler`
+        // profile: a build of Cranelift that is fast to make and fast enough
+        // to run once (the same code whatever the profile: Cranelift's output
+        // does not depend on how Cranelift was compiled).
         let dir = target_dir.join("precompiler");
         let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut command = Command::new(cargo);
         command
             .current_dir(root)
-            .args(["build", "--release", "-p", "toolcell-precompile"])
+            .args([
+                "build",
+                "--profile",
+                "precompiler",
+                "-p",
+                "toolcell-precompile",
+            ])
             .arg("--target-dir")
-            .arg(&dir)
-            .env("CARGO_PROFILE_RELEASE_LTO", "false")
-            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16");
+            .arg(&dir);
         clear_outer_build(&mut command);
         let cargo = command
             .spawn()
             .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
         let exe = dir
-            .join("release")
+            .join("precompiler")
             .join(format!("toolcell-precompile{}", env::consts::EXE_SUFFIX));
         Some(Precompiler { cargo, exe })
     }
