@@ -14,14 +14,16 @@
 #
 # Usage: tests/package/stage.sh [--debug]
 # Builds the host in release (`cargo build --release --locked -p toolcell`;
-# with --debug, the dev profile: the components are the same, since the
-# build script always builds them in release), which builds the components
-# from source, and copies them from its build script's output folder.
-# Replaces whatever an earlier run staged.
+# with --debug, `cargo build --locked`: the dev profile and the default
+# members, the build the README's run command and a plain `cargo build`
+# make, so that CI builds nothing again; the components are the same, since
+# the build script always builds them in release), which builds the
+# components from source, and copies them from its build script's output
+# folder. Replaces whatever an earlier run staged.
 set -euo pipefail
-release=(--release)
+build=(--release -p toolcell)
 case "${1:-}" in
-  --debug) release=() ;;
+  --debug) build=() ;;
   "") ;;
   *) echo "usage: $0 [--debug]" >&2; exit 2 ;;
 esac
@@ -35,10 +37,10 @@ cd "$root"
 embedded=(wit sdk/template sdk/python/template sdk/python/toolcell sdk/js/template sdk/js/toolcell.js
   sdk/js/tools/package.json sdk/js/tools/package-lock.json)
 
-echo "building the host${release:+ in release} (and the first-party plugins from source)" >&2
+echo "building the host${build:+ in release} (and the first-party plugins from source)" >&2
 messages=$(mktemp)
 trap 'rm -f "$messages"' EXIT
-cargo build "${release[@]}" --locked -p toolcell --message-format=json-render-diagnostics > "$messages"
+cargo build "${build[@]}" --locked --message-format=json-render-diagnostics > "$messages"
 # The output folder of toolcell's own build script: the one cargo reports
 # for the package at host/ (not a stale one of an earlier build).
 out_dir=$(python3 - "$messages" "$root/host" <<'PY'
