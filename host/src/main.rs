@@ -60,10 +60,13 @@ fn main() -> ExitCode {
     };
     let level = common.and_then(|common| common.log_level.as_deref());
     cli::init_logging(level.unwrap_or(default_level));
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    // One worker per core, as tokio's default, but from the count the runtime
+    // reads once; TOKIO_WORKER_THREADS, when set, still decides (tokio reads it).
+    if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
+        builder.worker_threads(toolcell::runtime::cores());
+    }
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("error: cannot start the async runtime: {error}");

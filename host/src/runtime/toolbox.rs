@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
@@ -482,9 +482,7 @@ fn gated_by(plugin: &PluginConfig) -> Option<&'static str> {
 
 /// How many threads load plugins at once: one per core.
 fn loader_threads() -> usize {
-    static THREADS: LazyLock<usize> =
-        LazyLock::new(|| std::thread::available_parallelism().map_or(2, usize::from));
-    *THREADS
+    super::cores()
 }
 
 /// The engine's instance pool for `config`: every call that may run at once,

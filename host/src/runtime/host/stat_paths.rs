@@ -256,8 +256,10 @@ impl Stop<'_> {
 
 /// How many threads stat `count` paths.
 fn threads_for(count: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    cores.min(STAT_PATHS_THREADS).min(count / PER_THREAD).max(1)
+    crate::runtime::cores()
+        .min(STAT_PATHS_THREADS)
+        .min(count / PER_THREAD)
+        .max(1)
 }
 
 /// The answers for `paths` beneath `root`, in order, statted on as many

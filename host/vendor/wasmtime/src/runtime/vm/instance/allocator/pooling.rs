@@ -107,12 +107,19 @@ impl ShardId {
 /// dilution of per-shard warm-slot budgets, and per-shard memory
 /// overhead, while still being enough shards to make lock collisions
 /// rare given the very short critical sections involved.
+///
+/// Toolcell's patch (see TOOLCELL.md): computed once per process. Each
+/// `available_parallelism` reads the process's cgroup files, and a pool's
+/// creation asked for this once per sharded structure.
 pub(crate) fn default_shard_count() -> u32 {
-    let n = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(16);
-    u32::try_from(n).unwrap()
+    static COUNT: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *COUNT.get_or_init(|| {
+        let n = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(16);
+        u32::try_from(n).unwrap()
+    })
 }
 
 /// Pick this thread's shard (used for both the sharded decommit queue and
