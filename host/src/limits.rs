@@ -211,6 +211,13 @@ caps! {
     /// The most remembered component-file digests the cache keeps; past it,
     /// the oldest go.
     CACHE_MAX_DIGESTS: usize = 1024;
+    /// The most remembered plugin listings (what a component listed under
+    /// one configuration) the cache keeps; past it, the least recently used
+    /// go.
+    CACHE_MAX_LISTINGS: usize = 1024;
+    /// The largest remembered listing, in bytes; a larger one is listed
+    /// afresh at every start instead.
+    CACHE_MAX_LISTING_BYTES: u64 = 4 * 1024 * 1024;
     /// What the pull cache's blobs (plugins from registries) may add up to,
     /// in MiB; past it, the least recently used go (never one used in the
     /// last day).

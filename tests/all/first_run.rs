@@ -513,3 +513,77 @@ async fn a_first_start_loads_the_builtins_compiled_at_build_time() {
         );
     }
 }
+
+/// A warm start reads what each plugin listed from the compile cache (`listings/`) instead of
+/// instantiating it to ask again. A record changed along with its checksum is served as it
+/// says, which shows that the record is what is read (the cache is trusted as its compiled
+/// code is); a damaged one is listed afresh and written again.
+#[tokio::test]
+async fn a_warm_start_reads_each_listing_from_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let tools = || {
+        cli_with(
+            &["tools", "--named-only", "--log-level", "debug"],
+            |command| {
+                command
+                    .current_dir(dir.path())
+                    .env("TOOLCELL_CACHE_DIR", cache.path());
+            },
+        )
+    };
+    let listed = |stderr: &str, plugin: &str| {
+        stderr.contains(&format!(
+            "listed from the compile cache plugin=\"{plugin}\""
+        ))
+    };
+    let first = tools().await;
+    assert!(first.status.success(), "{first:?}");
+    assert!(first.stdout.contains("read_file"), "{}", first.stdout);
+    assert!(!listed(&first.stderr, "fs"), "{}", first.stderr);
+    let records: Vec<_> = std::fs::read_dir(cache.path().join("listings"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    assert_eq!(records.len(), 3, "one listing per builtin: {records:?}");
+
+    let second = tools().await;
+    assert!(second.status.success(), "{second:?}");
+    for plugin in ["fs", "search", "git"] {
+        assert!(
+            listed(&second.stderr, plugin),
+            "{plugin}: {}",
+            second.stderr
+        );
+    }
+    assert_eq!(second.stdout, first.stdout);
+
+    let fs_record = records
+        .iter()
+        .find(|path| {
+            String::from_utf8_lossy(&std::fs::read(path).unwrap()).contains(r#""name":"tail""#)
+        })
+        .expect("the fs plugin's listing");
+    let original = std::fs::read(fs_record).unwrap();
+    let (json, trailer) = original.split_at(original.len() - 24);
+    assert_eq!(&trailer[16..], b"tcache01");
+    let altered = String::from_utf8(json.to_vec())
+        .unwrap()
+        .replace(r#""name":"tail""#, r#""name":"tail_remembered""#);
+    let mut record = altered.clone().into_bytes();
+    record.extend_from_slice(&xxhash_rust::xxh3::xxh3_128(altered.as_bytes()).to_le_bytes());
+    record.extend_from_slice(b"tcache01");
+    std::fs::write(fs_record, &record).unwrap();
+    let third = tools().await;
+    assert!(third.status.success(), "{third:?}");
+    assert!(third.stdout.contains("tail_remembered"), "{}", third.stdout);
+
+    let mut damaged = original.clone();
+    damaged[json.len() / 2] ^= 0x01;
+    std::fs::write(fs_record, &damaged).unwrap();
+    let fourth = tools().await;
+    assert!(fourth.status.success(), "{fourth:?}");
+    assert!(!listed(&fourth.stderr, "fs"), "{}", fourth.stderr);
+    assert_eq!(fourth.stdout, first.stdout);
+    assert_eq!(std::fs::read(fs_record).unwrap(), original, "written again");
+}

@@ -2,7 +2,7 @@
 //! component's SHA-256 and the engine's configuration. An entry is mapped
 //! into memory, not read, so only the code a call runs becomes resident;
 //! the records beside the entries let a warm start skip reading whole files
-//! (see `CompileCache`).
+//! (see `CompileCache`) and instantiating plugins to list them ([`listings`]).
 
 use std::fs::{self, File};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -17,7 +17,11 @@ use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
 use super::component_file::{IDENTITY_LEN, Identity};
 use super::oci;
-use crate::limits::{CACHE_KEEP_UNUSED, CACHE_MAX_DIGESTS, CACHE_MAX_MB, OCI_CACHE_MAX_MB};
+use crate::limits::{
+    CACHE_KEEP_UNUSED, CACHE_MAX_DIGESTS, CACHE_MAX_LISTINGS, CACHE_MAX_MB, OCI_CACHE_MAX_MB,
+};
+
+mod listings;
 
 /// Compiled components on disk.
 ///
@@ -220,6 +224,8 @@ struct Bounds {
     keep_unused: Duration,
     max_bytes: u64,
     max_digests: usize,
+    /// Remembered listings (`listings/`).
+    max_listings: usize,
     /// What the pull cache's blobs (`oci/`) may add up to.
     max_pulled_bytes: u64,
 }
@@ -230,6 +236,7 @@ impl Default for Bounds {
             keep_unused: CACHE_KEEP_UNUSED,
             max_bytes: CACHE_MAX_MB.saturating_mul(1024 * 1024),
             max_digests: CACHE_MAX_DIGESTS,
+            max_listings: CACHE_MAX_LISTINGS,
             max_pulled_bytes: OCI_CACHE_MAX_MB.saturating_mul(1024 * 1024),
         }
     }
@@ -244,8 +251,9 @@ impl Default for Bounds {
 /// was last read or mapped (its access time), or else written. Every failure
 /// is skipped: an entry that cannot be removed (mapped on Windows) stays
 /// until a later sweep. A server that loses an entry this way compiles it
-/// again; nothing else depends on one. The pull cache beside it, `oci/`, is
-/// swept too ([`oci::sweep`]).
+/// again; nothing else depends on one. The remembered listings
+/// ([`listings::sweep`]) and the pull cache beside it (`oci/`,
+/// [`oci::sweep`]) are swept too.
 fn sweep(dir: &Path, bounds: &Bounds, now: SystemTime) {
     let mut entries: Vec<(SystemTime, u64, PathBuf)> = files(dir)
         .filter(|(path, _)| path.extension().is_some_and(|ext| ext == "cwasm"))
@@ -292,6 +300,7 @@ fn sweep(dir: &Path, bounds: &Bounds, now: SystemTime) {
             }
         }
     }
+    listings::sweep(&dir.join("listings"), bounds.max_listings, now);
     oci::sweep(&dir.join("oci"), bounds.max_pulled_bytes, now);
     if removed > 0 {
         tracing::info!(
@@ -577,6 +586,7 @@ pub(super) mod tests {
             keep_unused: Duration::from_secs(30 * 86_400),
             max_bytes: 2500,
             max_digests: 2,
+            max_listings: 16,
             max_pulled_bytes: 1 << 30,
         };
         let stale = aged(dir, "stale.cwasm", 10, 31);

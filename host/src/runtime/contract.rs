@@ -29,6 +29,9 @@ macro_rules! contract {
             },
             exports: { default: async },
             require_store_data_send: true,
+            // What a plugin lists is remembered in the compile cache's
+            // `listings/` (see `cache::listings`).
+            additional_derives: [serde::Serialize, serde::Deserialize],
         });
     };
 }

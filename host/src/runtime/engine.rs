@@ -235,6 +235,25 @@ impl Engine {
         }
     }
 
+    /// What the component `sha256` listed under `inputs` (its configuration
+    /// and limits), as the JSON [`Engine::remember_listing`] was given, if
+    /// the compile cache holds it intact.
+    pub fn remembered_listing(&self, sha256: &[u8; 32], inputs: &[u8]) -> Option<Vec<u8>> {
+        let cache = self.cache.as_ref()?;
+        cache.listing(&CompileCache::listing_key(sha256, inputs))
+    }
+
+    /// Remembers what the component `sha256` listed under `inputs`. Failing
+    /// to is only logged: the next start lists again.
+    pub fn remember_listing(&self, sha256: &[u8; 32], inputs: &[u8], json: &[u8]) {
+        if let Some(cache) = &self.cache
+            && let Err(error) =
+                cache.store_listing(&CompileCache::listing_key(sha256, inputs), json)
+        {
+            tracing::debug!("could not remember a plugin's listing: {error:#}");
+        }
+    }
+
     /// Compiles `bytes` to what `Component::deserialize` loads.
     fn precompile(&self, bytes: &[u8]) -> Result<Vec<u8>> {
         let compiler = self

@@ -169,7 +169,7 @@ impl Plugin {
         };
         let descriptors = match &plugin.kind {
             Kind::Contract(_) => {
-                let listing = list(&plugin).with_context(|| {
+                let listing = listing(&plugin, &setup.sha256).with_context(|| {
                     format!("plugin `{}` failed to list its tools", plugin.name)
                 })?;
                 plugin.offerings =
@@ -581,11 +581,45 @@ async fn bounded<T>(
 }
 
 /// What a plugin lists at load time, as it listed it.
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Listing {
     tools: Vec<v1::ToolDescriptor>,
     resources: Vec<v2::ResourceDescriptor>,
     templates: Vec<v2::ResourceTemplate>,
     prompts: Vec<v2::PromptDescriptor>,
+}
+
+/// The listing of `plugin`, whose component is `sha256`: the one the compile
+/// cache remembers from an earlier load of the same component with the same
+/// configuration and limits (see `cache::listings` for why that is the
+/// same answer), or else a fresh one, then remembered.
+fn listing(plugin: &Plugin, sha256: &[u8; 32]) -> Result<Listing> {
+    let limits = plugin.limits;
+    let inputs = serde_json::json!({
+        "config": &*plugin.config,
+        "limits": [limits.timeout_ms, limits.memory_mb, limits.max_output_bytes],
+    })
+    .to_string();
+    if let Some(json) = plugin.engine.remembered_listing(sha256, inputs.as_bytes()) {
+        match serde_json::from_slice(&json) {
+            Ok(listing) => {
+                tracing::debug!(plugin = &*plugin.name, "listed from the compile cache");
+                return Ok(listing);
+            }
+            Err(error) => tracing::debug!(
+                plugin = &*plugin.name,
+                "a remembered listing does not parse ({error}); listing afresh"
+            ),
+        }
+    }
+    let listing = list(plugin)?;
+    match serde_json::to_vec(&listing) {
+        Ok(json) => plugin
+            .engine
+            .remember_listing(sha256, inputs.as_bytes(), &json),
+        Err(error) => tracing::debug!(plugin = &*plugin.name, "cannot remember a listing: {error}"),
+    }
+    Ok(listing)
 }
 
 /// Asks a freshly loaded plugin for its tools, and for its resources,
