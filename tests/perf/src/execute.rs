@@ -99,6 +99,7 @@ pub async fn run(args: &Args, bin: &Binaries, fixture: &Fixture) -> Result<Strin
             .await?
             .close()
             .await?;
+        crate::setup::let_the_cache_settle().await;
         eprintln!("execute: {}, warm starts", language.name);
         let mut warms = Vec::new();
         for _ in 0..args.starts.max(1) {

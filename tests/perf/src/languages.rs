@@ -76,6 +76,7 @@ pub async fn run(args: &Args, bin: &Binaries, fixture: &Fixture) -> Result<Strin
             .await?
             .close()
             .await?;
+        crate::setup::let_the_cache_settle().await;
         eprintln!("languages: {language}, start-up with a warm cache");
         let mut warms = Vec::new();
         for _ in 0..args.starts.max(1) {

@@ -202,6 +202,7 @@ async fn measure_starts(
             .close()
             .await?;
     }
+    setup::let_the_cache_settle().await;
     eprintln!("start-up: the floor and toolcell, warm cache, in rounds");
     let mut floor = Starts::default();
     let mut warms = vec![Starts::default(); scenarios.len()];

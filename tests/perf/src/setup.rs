@@ -218,3 +218,13 @@ fn medium_text() -> String {
         i += 1;
     }
 }
+
+/// Waits until the cache files a start just wrote are older than the
+/// server's `SETTLED` (2 s, `host/src/runtime/component_file.rs`): until
+/// then, the server does not trust a file by its identity, so every start
+/// reads and checksums each new cache entry whole (a Python component's is
+/// 36 MB). A user's warm start comes long after the start that filled the
+/// cache; the timed ones here do too.
+pub async fn let_the_cache_settle() {
+    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+}
