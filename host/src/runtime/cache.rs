@@ -2,7 +2,7 @@
 //! component's SHA-256 and the engine's configuration. An entry is mapped
 //! into memory, not read, so only the code a call runs becomes resident;
 //! the records beside the entries let a warm start skip reading whole files
-//! (see `CompileCache`) and instantiating plugins to list them ([`listings`]).
+//! (see `CompileCache`) and instantiating plugins to list them (`listings`).
 
 use std::fs::{self, File};
 use std::hash::{DefaultHasher, Hash, Hasher};
