@@ -409,7 +409,9 @@ fn verify(mut file: impl Read, len: u64) -> Result<()> {
         anyhow::bail!("truncated ({len} bytes)");
     };
     let mut hasher = Xxh3::new();
-    let mut buffer = vec![0u8; 256 * 1024];
+    // Sized to the payload when it is smaller (a listing: a few kilobytes).
+    let mut buffer =
+        vec![0u8; usize::try_from(payload_len).map_or(256 * 1024, |n| n.min(256 * 1024))];
     let mut left = payload_len;
     while left > 0 {
         let want = usize::try_from(left)

@@ -28,7 +28,9 @@ use std::time::SystemTime;
 use anyhow::{Context, Result};
 use xxhash_rust::xxh3::{Xxh3, xxh3_128};
 
-use super::{CompileCache, RECENT, TRAILER_LEN, TRAILER_MAGIC, age, files, hex, is_temporary};
+use super::{
+    CompileCache, RECENT, TRAILER_LEN, TRAILER_MAGIC, age, files, hex, is_temporary, verify,
+};
 use crate::limits::CACHE_MAX_LISTING_BYTES;
 
 impl CompileCache {
@@ -84,15 +86,12 @@ impl CompileCache {
     }
 }
 
-/// The JSON of a record, if its trailer matches it.
+/// The JSON of a record, if its trailer matches it ([`verify`], as for an
+/// entry read into memory).
 fn payload(mut bytes: Vec<u8>) -> Option<Vec<u8>> {
-    let json_len = bytes.len().checked_sub(TRAILER_LEN as usize)?;
-    let (json, trailer) = bytes.split_at(json_len);
-    let (sum, magic) = trailer.split_at(16);
-    if magic != TRAILER_MAGIC || sum != xxh3_128(json).to_le_bytes() {
-        return None;
-    }
-    bytes.truncate(json_len);
+    let len = bytes.len() as u64;
+    verify(std::io::Cursor::new(&bytes), len).ok()?;
+    bytes.truncate(bytes.len() - TRAILER_LEN as usize);
     Some(bytes)
 }
 
