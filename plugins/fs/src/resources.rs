@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use toolcell_sdk::{Contents, Error, Resource, ResourceTemplate, Variables, host};
 
-use crate::{BINARY_PROBE_BYTES, DEFAULT_MAX_FILE_BYTES, human_size, open_regular_file};
+use crate::{DEFAULT_MAX_FILE_BYTES, human_size, nul_at, open_regular_file};
 
 /// The URI template of every file under the mounts.
 pub(crate) const FILE_TEMPLATE: &str = "file:///{+path}";
@@ -99,9 +99,8 @@ fn read_file(path: &Path) -> Result<Contents, Error> {
         return Err(too_big(path, size, max_bytes));
     }
     let bytes = read_at_most(file, path, max_bytes)?;
-    let probe = &bytes[..bytes.len().min(BINARY_PROBE_BYTES)];
     let mime = mime_type(path);
-    if probe.contains(&0) {
+    if nul_at(&bytes).is_some() {
         return Ok(Contents::blob(bytes, mime));
     }
     match String::from_utf8(bytes) {

@@ -35,7 +35,7 @@ use toolcell_sdk::schemars::JsonSchema;
 use toolcell_sdk::serde::{Deserialize, Serialize};
 use toolcell_sdk::{Category, Error, Output, Tool, host};
 
-use crate::{BINARY_PROBE_BYTES, DEFAULT_MAX_FILE_BYTES, human_size, not_regular};
+use crate::{DEFAULT_MAX_FILE_BYTES, human_size, not_regular, nul_at};
 
 /// The longest diff `edit_file` returns (it is sent twice: as text and in
 /// the structured content), so that a large edit does not push the result
@@ -764,8 +764,7 @@ fn follow_symlinks(path: &Path) -> Result<PathBuf, Error> {
 
 /// Decodes a file for `edit_file`, refusing binary data and other encodings.
 fn editable_text(path: &Path, bytes: Vec<u8>) -> Result<String, Error> {
-    let probe = &bytes[..bytes.len().min(BINARY_PROBE_BYTES)];
-    if let Some(at) = probe.iter().position(|&b| b == 0) {
+    if let Some(at) = nul_at(&bytes) {
         return Err(Error::new(format!(
             "`{}` looks like a binary file (NUL byte at offset {at}); edit_file edits UTF-8 \
              text only, use write_file to replace it whole",
