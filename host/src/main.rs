@@ -78,7 +78,7 @@ fn main() -> ExitCode {
             Command::Serve(args) => cli::serve::run(&args).await,
             Command::Tools(common) => cli::tools::run(&common),
             Command::Call(args) => cli::call::run(args).await,
-            Command::Check(common) => cli::check::run(&common),
+            Command::Check(common) => cli::check::run(&common).await,
             Command::New(args) => cli::new::run(&args),
             Command::Build(args) => cli::build::run(&args),
             Command::Inspect(args) => cli::inspect::run(&args),

@@ -587,3 +587,72 @@ async fn a_warm_start_reads_each_listing_from_the_cache() {
     assert_eq!(fourth.stdout, first.stdout);
     assert_eq!(std::fs::read(fs_record).unwrap(), original, "written again");
 }
+
+/// A warm start serves a builtin from its remembered listing and links its code afterwards
+/// (in the background, or for the first call that needs it): the call still works, and
+/// `check` links every plugin before saying all is well.
+#[tokio::test]
+async fn a_warm_start_links_the_builtins_after_serving_their_listings() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("note.txt"), "linked later\n").unwrap();
+    let mount = dir.path().to_str().unwrap().to_string();
+    let cache = tempfile::tempdir().unwrap();
+    let run = |args: Vec<&str>| {
+        let args: Vec<String> = args.into_iter().map(String::from).collect();
+        let (dir, cache) = (dir.path().to_path_buf(), cache.path().to_path_buf());
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            cli_with(&args, |command| {
+                command.current_dir(&dir).env("TOOLCELL_CACHE_DIR", &cache);
+            })
+            .await
+        }
+    };
+    let call = || {
+        vec![
+            "call",
+            "--named-only",
+            "--log-level",
+            "debug",
+            "--mount",
+            &mount,
+            "read_file",
+            r#"{"path": "note.txt"}"#,
+        ]
+    };
+    let cold = run(call()).await;
+    assert_eq!(cold.code(), 0, "{cold:?}");
+    assert!(cold.stdout.contains("linked later"), "{cold:?}");
+    assert!(
+        !cold
+            .stderr
+            .contains("plugin linked after its listing was served"),
+        "nothing is remembered yet: {}",
+        cold.stderr
+    );
+
+    let warm = run(call()).await;
+    assert_eq!(warm.code(), 0, "{warm:?}");
+    assert!(warm.stdout.contains("linked later"), "{warm:?}");
+    for line in [
+        "listed from the compile cache plugin=\"fs\"",
+        "plugin linked after its listing was served plugin=\"fs\"",
+    ] {
+        assert!(warm.stderr.contains(line), "{line}: {}", warm.stderr);
+    }
+
+    let check = run(vec![
+        "check",
+        "--named-only",
+        "--log-level",
+        "debug",
+        "--mount",
+        &mount,
+    ])
+    .await;
+    assert_eq!(check.code(), 0, "{check:?}");
+    for plugin in ["fs", "search", "git"] {
+        let linked = format!("plugin linked after its listing was served plugin=\"{plugin}\"");
+        assert!(check.stderr.contains(&linked), "{plugin}: {}", check.stderr);
+    }
+}

@@ -8,7 +8,7 @@ use anyhow::Result;
 use super::{Common, EXIT_FAILED, load_config, load_toolbox};
 
 /// Runs `toolcell check`.
-pub fn run(common: &Common) -> Result<ExitCode> {
+pub async fn run(common: &Common) -> Result<ExitCode> {
     let (config, _) = load_config(common)?;
     let toolbox = match load_toolbox(common, &config) {
         Ok(toolbox) => toolbox,
@@ -24,6 +24,15 @@ pub fn run(common: &Common) -> Result<ExitCode> {
             config.source, failure.plugin, failure.error
         );
         problems += 1;
+    }
+    // A builtin served from its remembered listing is linked after it
+    // loads: wait for each, so that what would fail at its first call is
+    // reported now.
+    for plugin in toolbox.plugins() {
+        if let Err(error) = plugin.ready().await {
+            eprintln!("{}: {error}", config.source);
+            problems += 1;
+        }
     }
     for error in toolbox.errors() {
         eprintln!("{error}");

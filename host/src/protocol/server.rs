@@ -394,8 +394,13 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self.served().await?.catalog.tools.clone();
-        Ok(ListToolsResult::with_all_items(tools))
+        let served = self.served().await?;
+        // The client has what it waited for at the start: the builtins
+        // served from remembered listings link now, while it decides.
+        served.toolbox.link_in_background();
+        Ok(ListToolsResult::with_all_items(
+            served.catalog.tools.clone(),
+        ))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

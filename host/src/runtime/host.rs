@@ -12,7 +12,7 @@
 //! - `contents`: `toolcell:files` 0.3.0, a file's contents in one call.
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::Result;
 use wasmtime::ResourceLimiter;
@@ -60,6 +60,32 @@ impl Imports {
     /// The linker.
     pub fn linker(&self) -> &Linker<CallState> {
         &self.0
+    }
+}
+
+/// The [`Imports`] of an engine, made when a plugin is first linked: a start
+/// whose every plugin links later (a builtin whose listing the compile cache
+/// remembers) does not wait for them.
+pub struct LazyImports {
+    engine: Arc<Engine>,
+    imports: OnceLock<Result<Imports, String>>,
+}
+
+impl LazyImports {
+    /// The imports of `engine`, not made yet.
+    pub fn new(engine: Arc<Engine>) -> LazyImports {
+        LazyImports {
+            engine,
+            imports: OnceLock::new(),
+        }
+    }
+
+    /// The imports, made now if they were not yet.
+    pub fn get(&self) -> Result<&Imports> {
+        self.imports
+            .get_or_init(|| Imports::new(&self.engine).map_err(|error| format!("{error:#}")))
+            .as_ref()
+            .map_err(|error| anyhow::anyhow!("cannot link the sandbox's imports: {error}"))
     }
 }
 

@@ -1,11 +1,14 @@
 //! One loaded plugin: its compiled component, its tools, and per-call stores.
 //!
 //! [`Plugin::load`] compiles (or loads from cache) a component, links it
-//! against [`Imports`], keeps an `InstancePre`, and tells its kind by
-//! what it exports: the Toolcell contract (asked for its tools once, in an
-//! instance of its own), else a WASI command (one tool, `runtime::command`),
-//! else a plain component (each exported function a tool, `runtime::plain`,
-//! read from its types without an instance). A tool is served by its own
+//! against the sandbox's imports (`link`), keeps an `InstancePre`, and tells
+//! its kind by what it exports: the Toolcell contract (asked for its tools
+//! once, in an instance of its own), else a WASI command (one tool,
+//! `runtime::command`), else a plain component (each exported function a
+//! tool, `runtime::plain`, read from its types without an instance). A
+//! builtin whose listing the compile cache remembers is served from it and
+//! linked afterwards, so that a warm start waits for no code; a run waits
+//! for the link within its own deadline. A tool is served by its own
 //! name, or its `rename`, or with the plugin's `prefix`; the guest is
 //! always called by its own. Each [`ToolSpec`] holds a
 //! validated descriptor and the argument validator (compiled on first use,
@@ -29,12 +32,13 @@
 //! MCP within the output cap.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
+use tokio::sync::SetOnce;
 use tokio::time::Instant;
-use wasmtime::component::{Instance, InstancePre, ResourceTableError};
+use wasmtime::component::{Instance, ResourceTableError};
 use wasmtime::{CallHook, Store, UpdateDeadline};
 
 use crate::config::{Limits, Mount, PluginConfig};
@@ -44,18 +48,28 @@ use crate::runtime::command;
 use crate::runtime::component_file::Wasm;
 use crate::runtime::contract::{Exports, tools as wit, v1, v2};
 use crate::runtime::engine::{Engine, TickGuard};
-use crate::runtime::host::{CallSetup, CallState, Imports};
+use crate::runtime::host::{CallSetup, CallState, LazyImports};
 use crate::runtime::offerings::{self, Failure, Offerings};
 use crate::runtime::plain;
 use crate::runtime::sandbox::{self, CommandStdio, Grants, NetworkPolicy};
 use crate::runtime::spec::{ToolSpec, check_listing_size};
 
+mod link;
+
+use link::{Kind, Linked, PendingLink, Shape, link};
+
 /// A compiled, linked plugin.
 pub struct Plugin {
     name: Arc<str>,
     engine: Arc<Engine>,
-    pre: InstancePre<CallState>,
-    kind: Kind,
+    /// Its code, linked: at load, or later for a builtin whose listing the
+    /// compile cache remembers (see [`Plugin::link_now`]).
+    linked: Arc<SetOnce<Result<Linked, String>>>,
+    /// The link still to do, for a plugin loaded before it was linked.
+    pending: Mutex<Option<PendingLink>>,
+    shape: Shape,
+    /// Whether it exports `completions` (known before it is linked).
+    completions: bool,
     refused: Vec<plain::Refused>,
     offerings: Offerings,
     grants: Grants,
@@ -77,16 +91,6 @@ pub struct Gate {
     pub plugin: Arc<str>,
 }
 
-/// What a component is, told by what it exports.
-enum Kind {
-    /// The Toolcell contract (0.1.0 or 0.2.0).
-    Contract(Exports),
-    /// A WASI command: one tool.
-    Command(wasmtime_wasi::p2::bindings::CommandIndices),
-    /// A plain component: its exported functions, by their own tool names.
-    Plain(Vec<plain::Function>),
-}
-
 /// Everything a plugin needs to load.
 pub struct PluginSetup<'a> {
     /// Its `[[plugin]]`: name, grants, config, limits and per-tool overrides.
@@ -97,65 +101,38 @@ pub struct PluginSetup<'a> {
     pub sha256: [u8; 32],
     /// The granted environment variables that are set, with their values.
     pub env: Vec<(String, String)>,
+    /// Whether it may be linked after it is loaded, when the compile cache
+    /// remembers its listing: a builtin's, whose bytes are in the binary and
+    /// so cannot change in between.
+    pub link_later: bool,
 }
 
 impl Plugin {
     /// Compiles and links the component and reads its tool descriptors.
-    pub fn load(engine: Arc<Engine>, imports: &Imports, mut setup: PluginSetup) -> Result<Plugin> {
+    ///
+    /// A builtin whose listing the compile cache remembers is served from
+    /// that listing and linked later: by [`Plugin::link_now`] (the toolbox
+    /// does it in the background once loaded), or by its first call, which
+    /// waits for it within its deadline. A warm start so waits for no code.
+    pub fn load(
+        engine: Arc<Engine>,
+        imports: &Arc<LazyImports>,
+        mut setup: PluginSetup,
+    ) -> Result<Plugin> {
         let config = setup.config;
         let name: Arc<str> = Arc::from(config.name.as_str());
-        let component = engine.compile(&name, &mut setup.wasm, &setup.sha256)?;
-        let instance_pre = imports
-            .linker()
-            .instantiate_pre(&component)
-            .map_err(anyhow::Error::from)
-            .with_context(|| format!("plugin `{name}` needs imports the sandbox does not offer"))?;
-        let mut refused = Vec::new();
-        let kind = if let Ok(exports) = Exports::find(&instance_pre) {
-            Kind::Contract(exports)
-        } else if let Some(indices) = command::find(&instance_pre) {
-            Kind::Command(indices)
-        } else {
-            let found = plain::discover(engine.wasmtime(), &component, setup.wasm.get()?);
-            for r in &found.refused {
-                tracing::warn!(
-                    plugin = &*name,
-                    "function `{}` is not served: {}",
-                    r.function,
-                    r.reason
-                );
-            }
-            if found.functions.is_empty() {
-                bail!(
-                    "plugin `{name}` is refused: it serves nothing. It exports neither the \
-                     toolcell:plugin contract nor wasi:cli/run, and no function it exports can \
-                     be served (its exports: {}{})",
-                    if found.exports.is_empty() {
-                        "none".to_string()
-                    } else {
-                        found.exports.join(", ")
-                    },
-                    found
-                        .refused
-                        .iter()
-                        .map(|r| format!("; `{}` refused: {}", r.function, r.reason))
-                        .collect::<String>()
-                );
-            }
-            refused = found.refused;
-            Kind::Plain(found.functions)
-        };
-        drop(setup.wasm);
         let mut plugin = Plugin {
             name: Arc::clone(&name),
             engine,
-            pre: instance_pre,
-            kind,
-            refused,
+            linked: Arc::new(SetOnce::new()),
+            pending: Mutex::new(None),
+            shape: Shape::Contract,
+            completions: false,
+            refused: Vec::new(),
             offerings: Offerings::default(),
             grants: Grants {
                 mounts: config.mounts.clone(),
-                env: setup.env,
+                env: std::mem::take(&mut setup.env),
                 network: config.network.clone().into(),
             },
             config: Arc::new(config.config.clone()),
@@ -167,21 +144,53 @@ impl Plugin {
             }),
             tools: Vec::new(),
         };
-        let descriptors = match &plugin.kind {
-            Kind::Contract(_) => {
-                let listing = listing(&plugin, &setup.sha256).with_context(|| {
-                    format!("plugin `{}` failed to list its tools", plugin.name)
-                })?;
-                plugin.offerings =
-                    offerings::check(listing.resources, listing.templates, listing.prompts)
-                        .with_context(|| format!("plugin `{}` is refused", plugin.name))?;
-                listing.tools
+        let remembered = if setup.link_later {
+            remembered_listing(&plugin, &setup.sha256)
+        } else {
+            None
+        };
+        let descriptors = if let Some(listing) = remembered {
+            plugin.completions = listing.completions;
+            plugin.pending = Mutex::new(Some(PendingLink {
+                imports: Arc::clone(imports),
+                wasm: setup.wasm,
+                sha256: setup.sha256,
+            }));
+            plugin.accept_listing(listing)?
+        } else {
+            let (linked, refused) = link(
+                &plugin.engine,
+                imports.get()?,
+                &name,
+                &mut setup.wasm,
+                &setup.sha256,
+            )?;
+            drop(setup.wasm);
+            plugin.shape = linked.kind.shape();
+            plugin.completions = linked.contract().is_some_and(|e| e.completions.is_some());
+            plugin.refused = refused;
+            let descriptors = match &linked.kind {
+                Kind::Contract(_) => None,
+                Kind::Command(_) => {
+                    Some(vec![by_grants(command::descriptor(&plugin.name), config)])
+                }
+                Kind::Plain(functions) => Some(
+                    functions
+                        .iter()
+                        .map(|f| by_grants(f.descriptor.clone(), config))
+                        .collect(),
+                ),
+            };
+            let _ = plugin.linked.set(Ok(linked));
+            match descriptors {
+                Some(descriptors) => descriptors,
+                None => {
+                    let listing = listing(&plugin, &setup.sha256).with_context(|| {
+                        format!("plugin `{}` failed to list its tools", plugin.name)
+                    })?;
+                    plugin.accept_listing(listing)?
+                }
             }
-            Kind::Command(_) => vec![by_grants(command::descriptor(&plugin.name), config)],
-            Kind::Plain(functions) => functions
-                .iter()
-                .map(|f| by_grants(f.descriptor.clone(), config))
-                .collect(),
         };
         check_listing_size(&descriptors)
             .with_context(|| format!("plugin `{}` is refused", plugin.name))?;
@@ -205,6 +214,89 @@ impl Plugin {
         Ok(plugin)
     }
 
+    /// Keeps what a contract plugin listed besides its tools, once checked,
+    /// and returns the tools.
+    fn accept_listing(&mut self, listing: Listing) -> Result<Vec<v1::ToolDescriptor>> {
+        self.offerings = offerings::check(listing.resources, listing.templates, listing.prompts)
+            .with_context(|| format!("plugin `{}` is refused", self.name))?;
+        Ok(listing.tools)
+    }
+
+    /// Links the plugin now, on this thread, if it was loaded before it was
+    /// linked and nothing has started to link it yet. A failure is logged,
+    /// and every call of the plugin then answers with it.
+    pub fn link_now(&self) {
+        let pending = self
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(pending) = pending {
+            let linked = pending.link(&self.engine, &self.name);
+            let _ = self.linked.set(linked);
+        }
+    }
+
+    /// Whether the plugin was loaded before it was linked, and nothing has
+    /// started to link it yet.
+    pub fn awaits_link(&self) -> bool {
+        self.pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
+    /// Waits until the plugin is linked (linking it on a thread of its own
+    /// if nothing has started to), and says why it could not be, if it
+    /// could not: what `toolcell check` reports of a plugin it loaded before
+    /// linking it.
+    pub async fn ready(&self) -> Result<(), String> {
+        self.link_soon();
+        match self.linked.wait().await {
+            Ok(_) => Ok(()),
+            Err(error) => Err(error.clone()),
+        }
+    }
+
+    /// Starts the pending link on a blocking-pool thread, if there is one.
+    fn link_soon(&self) {
+        if self.linked.initialized() {
+            return;
+        }
+        let pending = self
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(pending) = pending {
+            let (engine, name, cell) = (
+                Arc::clone(&self.engine),
+                Arc::clone(&self.name),
+                Arc::clone(&self.linked),
+            );
+            tokio::task::spawn_blocking(move || {
+                let _ = cell.set(pending.link(&engine, &name));
+            });
+        }
+    }
+
+    /// The plugin's linked code, waiting for it if it is being linked, so
+    /// that the wait is bounded like the call (`what`) that waits.
+    async fn linked(&self, what: &str) -> Result<&Linked, CallError> {
+        if let Some(Ok(linked)) = self.linked.get() {
+            return Ok(linked);
+        }
+        self.link_soon();
+        self.linked
+            .wait()
+            .await
+            .as_ref()
+            .map_err(|reason| CallError::Setup {
+                tool: what.to_string(),
+                reason: reason.clone(),
+            })
+    }
+
     /// The plugin's name.
     pub fn name(&self) -> &str {
         &self.name
@@ -222,24 +314,16 @@ impl Plugin {
 
     /// What kind of component it is: `contract`, `command` or `plain`.
     pub fn kind(&self) -> &'static str {
-        match self.kind {
-            Kind::Contract(_) => "contract",
-            Kind::Command(_) => "command",
-            Kind::Plain(_) => "plain",
+        match self.shape {
+            Shape::Contract => "contract",
+            Shape::Command => "command",
+            Shape::Plain => "plain",
         }
     }
 
     /// The exported functions of a plain component that are not served.
     pub fn refused(&self) -> &[plain::Refused] {
         &self.refused
-    }
-
-    /// The contract's exports, if the component implements it.
-    fn contract(&self) -> Option<&Exports> {
-        match &self.kind {
-            Kind::Contract(exports) => Some(exports),
-            _ => None,
-        }
     }
 
     /// Runs one call in a fresh instance.
@@ -254,7 +338,7 @@ impl Plugin {
         arguments: String,
         cx: &CallContext,
     ) -> Result<v1::ToolResult, CallError> {
-        let stdio = matches!(self.kind, Kind::Command(_))
+        let stdio = (self.shape == Shape::Command)
             .then(|| command::stdio(&self.name, &arguments, tool.limits.max_output_bytes));
         let scope = ToolScope {
             name: &tool.name,
@@ -266,9 +350,10 @@ impl Plugin {
             stdio: stdio.as_ref(),
         };
         let run = async {
-            let mut run = self.start(&scope, cx).await?;
+            let linked = self.linked(scope.name).await?;
+            let mut run = self.start(linked, &scope, cx).await?;
             let (store, instance) = (&mut run.store, &run.instance);
-            let result = match &self.kind {
+            let result = match &linked.kind {
                 Kind::Contract(exports) => {
                     let call = wit::Call {
                         tool: tool.guest.clone(),
@@ -308,7 +393,7 @@ impl Plugin {
 
     /// Whether the plugin exports `completions`.
     pub fn exports_completions(&self) -> bool {
-        self.contract().is_some_and(|e| e.completions.is_some())
+        self.completions
     }
 
     /// What the plugin offers besides tools, as listed at load time.
@@ -317,17 +402,15 @@ impl Plugin {
     }
 
     /// Lists tools, and resources, templates and prompts where exported.
-    async fn list_in(&self, run: &mut Run) -> wasmtime::Result<Listing> {
+    async fn list_in(&self, exports: &Exports, run: &mut Run) -> wasmtime::Result<Listing> {
         let (store, instance) = (&mut run.store, &run.instance);
-        let exports = self
-            .contract()
-            .ok_or_else(|| wasmtime::format_err!("not a contract plugin"))?;
         let tools = exports.tools.load(&mut *store, instance)?;
         let mut listing = Listing {
             tools: tools.call_list_tools(&mut *store).await?,
             resources: Vec::new(),
             templates: Vec::new(),
             prompts: Vec::new(),
+            completions: exports.completions.is_some(),
         };
         if let Some(resources) = &exports.resources {
             let resources = resources.load(&mut *store, instance)?;
@@ -355,17 +438,26 @@ impl Plugin {
         }
     }
 
-    /// Runs `work` on a fresh instance in `scope`, bounded like a call.
-    async fn run_feature<R>(
+    /// Runs `work` on a fresh instance in `scope`, bounded like a call, with
+    /// the export of the contract that `pick` chooses; `None` if the plugin
+    /// does not export it.
+    async fn run_feature<I, R>(
         &self,
         scope: &ToolScope<'_>,
         cx: &CallContext,
-        work: impl AsyncFnOnce(&mut Store<CallState>, &Instance) -> wasmtime::Result<R>,
-    ) -> Result<R, CallError> {
+        pick: impl FnOnce(&Exports) -> Option<&I>,
+        work: impl AsyncFnOnce(&mut Store<CallState>, &Instance, &I) -> wasmtime::Result<R>,
+    ) -> Result<Option<R>, CallError> {
         let run = async {
-            let mut run = self.start(scope, cx).await?;
-            let result = work(&mut run.store, &run.instance).await;
-            result.map_err(|error| self.failure(&run.store, scope, error))
+            let linked = self.linked(scope.name).await?;
+            let Some(indices) = linked.contract().and_then(pick) else {
+                return Ok(None);
+            };
+            let mut run = self.start(linked, scope, cx).await?;
+            let result = work(&mut run.store, &run.instance, indices).await;
+            result
+                .map(Some)
+                .map_err(|error| self.failure(&run.store, scope, error))
         };
         bounded(run, scope, cx).await
     }
@@ -376,16 +468,19 @@ impl Plugin {
         &self,
         cx: &CallContext,
     ) -> Result<Vec<v2::ResourceDescriptor>, CallError> {
-        let Some(indices) = self.contract().and_then(|e| e.resources.as_ref()) else {
-            return Ok(Vec::new());
-        };
         let scope = self.feature_scope("resources/list", cx);
         let listed = self
-            .run_feature(&scope, cx, async |store, instance| {
-                let guest = indices.load(&mut *store, instance)?;
-                guest.call_list_resources(&mut *store).await
-            })
-            .await?;
+            .run_feature(
+                &scope,
+                cx,
+                |e| e.resources.as_ref(),
+                async |store, instance, indices| {
+                    let guest = indices.load(&mut *store, instance)?;
+                    guest.call_list_resources(&mut *store).await
+                },
+            )
+            .await?
+            .unwrap_or_default();
         let invalid = |reason: String| CallError::InvalidResult {
             tool: scope.name.to_string(),
             reason,
@@ -404,18 +499,23 @@ impl Plugin {
         uri: &str,
         cx: &CallContext,
     ) -> Result<Result<Vec<v2::ResourceContents>, Failure>, CallError> {
-        let Some(indices) = self.contract().and_then(|e| e.resources.as_ref()) else {
-            return Ok(Err(Failure::NotFound(format!("no resource `{uri}`"))));
-        };
         let what = format!("resources/read {uri}");
         let scope = self.feature_scope(&what, cx);
         let read = self
-            .run_feature(&scope, cx, async |store, instance| {
-                let guest = indices.load(&mut *store, instance)?;
-                guest.call_read_resource(&mut *store, uri).await
-            })
+            .run_feature(
+                &scope,
+                cx,
+                |e| e.resources.as_ref(),
+                async |store, instance, indices| {
+                    let guest = indices.load(&mut *store, instance)?;
+                    guest.call_read_resource(&mut *store, uri).await
+                },
+            )
             .await?;
-        Ok(read.map_err(Failure::from))
+        Ok(match read {
+            Some(read) => read.map_err(Failure::from),
+            None => Err(Failure::NotFound(format!("no resource `{uri}`"))),
+        })
     }
 
     /// Fills in one prompt.
@@ -425,18 +525,23 @@ impl Plugin {
         arguments: Vec<(String, String)>,
         cx: &CallContext,
     ) -> Result<Result<v2::Prompt, Failure>, CallError> {
-        let Some(indices) = self.contract().and_then(|e| e.prompts.as_ref()) else {
-            return Ok(Err(Failure::NotFound(format!("no prompt `{name}`"))));
-        };
         let what = format!("prompts/get {name}");
         let scope = self.feature_scope(&what, cx);
         let got = self
-            .run_feature(&scope, cx, async |store, instance| {
-                let guest = indices.load(&mut *store, instance)?;
-                guest.call_get_prompt(&mut *store, name, &arguments).await
-            })
+            .run_feature(
+                &scope,
+                cx,
+                |e| e.prompts.as_ref(),
+                async |store, instance, indices| {
+                    let guest = indices.load(&mut *store, instance)?;
+                    guest.call_get_prompt(&mut *store, name, &arguments).await
+                },
+            )
             .await?;
-        Ok(got.map_err(Failure::from))
+        Ok(match got {
+            Some(got) => got.map_err(Failure::from),
+            None => Err(Failure::NotFound(format!("no prompt `{name}`"))),
+        })
     }
 
     /// Values for an argument of a prompt or a variable of a template; none
@@ -446,25 +551,34 @@ impl Plugin {
         request: v2::CompletionRequest,
         cx: &CallContext,
     ) -> Result<Result<v2::Completion, Failure>, CallError> {
-        let Some(indices) = self.contract().and_then(|e| e.completions.as_ref()) else {
-            return Ok(Ok(v2::Completion {
-                values: Vec::new(),
-                total: None,
-                has_more: false,
-            }));
-        };
+        if !self.completions {
+            return Ok(Ok(no_completion()));
+        }
         let scope = self.feature_scope("completion/complete", cx);
         let completed = self
-            .run_feature(&scope, cx, async |store, instance| {
-                let guest = indices.load(&mut *store, instance)?;
-                guest.call_complete(&mut *store, &request).await
-            })
+            .run_feature(
+                &scope,
+                cx,
+                |e| e.completions.as_ref(),
+                async |store, instance, indices| {
+                    let guest = indices.load(&mut *store, instance)?;
+                    guest.call_complete(&mut *store, &request).await
+                },
+            )
             .await?;
-        Ok(completed.map_err(Failure::from))
+        Ok(match completed {
+            Some(completed) => completed.map_err(Failure::from),
+            None => Ok(no_completion()),
+        })
     }
 
     /// A fresh store and instance for one run, with the scope's limits.
-    async fn start(&self, scope: &ToolScope<'_>, cx: &CallContext) -> Result<Run, CallError> {
+    async fn start(
+        &self,
+        linked: &Linked,
+        scope: &ToolScope<'_>,
+        cx: &CallContext,
+    ) -> Result<Run, CallError> {
         let what = scope.name;
         let limits = scope.limits;
         let wasi = sandbox::wasi_ctx(
@@ -505,7 +619,7 @@ impl Plugin {
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(|_| Ok(UpdateDeadline::Yield(1)));
         let ticking = self.engine.tick();
-        match self.pre.instantiate_async(&mut store).await {
+        match linked.pre.instantiate_async(&mut store).await {
             Ok(instance) => Ok(Run {
                 store,
                 instance,
@@ -580,52 +694,82 @@ async fn bounded<T>(
     }
 }
 
-/// What a plugin lists at load time, as it listed it.
+/// What a contract plugin lists at load time, as it listed it, and whether
+/// it exports `completions` (what serving it needs to know before it is
+/// linked).
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Listing {
     tools: Vec<v1::ToolDescriptor>,
     resources: Vec<v2::ResourceDescriptor>,
     templates: Vec<v2::ResourceTemplate>,
     prompts: Vec<v2::PromptDescriptor>,
+    completions: bool,
 }
 
-/// The listing of `plugin`, whose component is `sha256`: the one the compile
-/// cache remembers from an earlier load of the same component with the same
-/// configuration and limits (see `cache::listings` for why that is the
-/// same answer), or else a fresh one, then remembered.
-fn listing(plugin: &Plugin, sha256: &[u8; 32]) -> Result<Listing> {
+/// No values.
+fn no_completion() -> v2::Completion {
+    v2::Completion {
+        values: Vec::new(),
+        total: None,
+        has_more: false,
+    }
+}
+
+/// The inputs a plugin's listing may depend on besides its code: its
+/// configuration and limits.
+fn listing_inputs(plugin: &Plugin) -> String {
     let limits = plugin.limits;
-    let inputs = serde_json::json!({
+    serde_json::json!({
         "config": &*plugin.config,
         "limits": [limits.timeout_ms, limits.memory_mb, limits.max_output_bytes],
     })
-    .to_string();
-    if let Some(json) = plugin.engine.remembered_listing(sha256, inputs.as_bytes()) {
-        match serde_json::from_slice(&json) {
-            Ok(listing) => {
-                tracing::debug!(plugin = &*plugin.name, "listed from the compile cache");
-                return Ok(listing);
-            }
-            Err(error) => tracing::debug!(
+    .to_string()
+}
+
+/// The listing the compile cache remembers from an earlier load of the
+/// component `sha256` with `plugin`'s configuration and limits (see
+/// `cache::listings` for why that is the same answer), if it holds one.
+fn remembered_listing(plugin: &Plugin, sha256: &[u8; 32]) -> Option<Listing> {
+    let json = plugin
+        .engine
+        .remembered_listing(sha256, listing_inputs(plugin).as_bytes())?;
+    match serde_json::from_slice(&json) {
+        Ok(listing) => {
+            tracing::debug!(plugin = &*plugin.name, "listed from the compile cache");
+            Some(listing)
+        }
+        Err(error) => {
+            tracing::debug!(
                 plugin = &*plugin.name,
                 "a remembered listing does not parse ({error}); listing afresh"
-            ),
+            );
+            None
         }
+    }
+}
+
+/// The listing of `plugin`, whose component is `sha256`: the one the compile
+/// cache remembers, or else a fresh one, then remembered.
+fn listing(plugin: &Plugin, sha256: &[u8; 32]) -> Result<Listing> {
+    if let Some(listing) = remembered_listing(plugin, sha256) {
+        return Ok(listing);
     }
     let listing = list(plugin)?;
     match serde_json::to_vec(&listing) {
-        Ok(json) => plugin
-            .engine
-            .remember_listing(sha256, inputs.as_bytes(), &json),
+        Ok(json) => {
+            plugin
+                .engine
+                .remember_listing(sha256, listing_inputs(plugin).as_bytes(), &json)
+        }
         Err(error) => tracing::debug!(plugin = &*plugin.name, "cannot remember a listing: {error}"),
     }
     Ok(listing)
 }
 
-/// Asks a freshly loaded plugin for its tools, and for its resources,
-/// templates and prompts if it exports them, in one instance that can reach
-/// nothing. Loading runs on plain threads, so this drives the run with a
-/// small runtime of its own.
+/// Asks a freshly linked contract plugin for its tools, and for its
+/// resources, templates and prompts if it exports them, in one instance that
+/// can reach nothing. Loading runs on plain threads, so this drives the run
+/// with a small runtime of its own.
 fn list(plugin: &Plugin) -> Result<Listing> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -635,8 +779,13 @@ fn list(plugin: &Plugin) -> Result<Listing> {
     let cx = CallContext::default();
     let listed = runtime.block_on(bounded(
         async {
-            let mut run = plugin.start(&scope, &cx).await?;
-            let listed = plugin.list_in(&mut run).await;
+            let linked = plugin.linked(scope.name).await?;
+            let exports = linked.contract().ok_or_else(|| CallError::Setup {
+                tool: scope.name.to_string(),
+                reason: "not a contract plugin".to_string(),
+            })?;
+            let mut run = plugin.start(linked, &scope, &cx).await?;
+            let listed = plugin.list_in(exports, &mut run).await;
             listed.map_err(|error| plugin.failure(&run.store, &scope, error))
         },
         &scope,

@@ -31,7 +31,7 @@ use crate::runtime::builtin;
 use crate::runtime::component_file::{ComponentFile, Wasm};
 use crate::runtime::contract::v2::{PromptDescriptor, ResourceDescriptor, ResourceTemplate};
 use crate::runtime::engine::{Capacity, Engine};
-use crate::runtime::host::Imports;
+use crate::runtime::host::LazyImports;
 use crate::runtime::offerings::template_prefix;
 use crate::runtime::plugin::{Plugin, PluginSetup};
 use crate::runtime::spec::ToolSpec;
@@ -85,7 +85,7 @@ impl Toolbox {
     /// serves, and a category that nothing declares, are recorded as
     /// [`errors`](Toolbox::errors) and logged; the rest is served.
     pub fn load(config: &Config, engine: &Arc<Engine>) -> Result<Toolbox> {
-        let imports = Imports::new(engine)?;
+        let imports = Arc::new(LazyImports::new(Arc::clone(engine)));
         // A builtin whose every tool is in a category that is off (`execute`, unless enabled)
         // would serve nothing: it is not loaded, and so costs no compile and no memory.
         let (plugins, gated_off): (Vec<&PluginConfig>, Vec<&PluginConfig>) =
@@ -146,6 +146,38 @@ impl Toolbox {
             tracing::error!("{error}");
         }
         Ok(toolbox)
+    }
+
+    /// Links the plugins that were loaded before they were linked (builtins
+    /// served from their remembered listings), one after another on a
+    /// thread of their own, so that their first calls need not wait for it;
+    /// one core stays free meanwhile. The server does it once it has
+    /// answered `tools/list`, so that linking does not slow the start the
+    /// client waits for. A call that comes first links its plugin itself;
+    /// each link is done once (`Plugin::link_now`), so calling this again
+    /// costs nothing.
+    pub fn link_in_background(&self) {
+        let waiting: Vec<Arc<Plugin>> = self
+            .plugins
+            .iter()
+            .filter(|plugin| plugin.awaits_link())
+            .cloned()
+            .collect();
+        if waiting.is_empty() {
+            return;
+        }
+        let spawned = std::thread::Builder::new()
+            .name("toolcell-link".to_string())
+            .spawn(move || {
+                for plugin in waiting {
+                    plugin.link_now();
+                }
+            });
+        if let Err(error) = spawned {
+            tracing::debug!(
+                "cannot link in the background ({error}); each plugin links at its first call"
+            );
+        }
     }
 
     /// Records an error for each enabled category that is neither one of
@@ -568,7 +600,7 @@ fn file_component(engine: &Engine, path: &Path, max_bytes: u64) -> Result<(Wasm,
 
 fn load_plugin(
     engine: &Arc<Engine>,
-    imports: &Imports,
+    imports: &Arc<LazyImports>,
     config: &PluginConfig,
     max_component_bytes: u64,
 ) -> Result<Plugin> {
@@ -619,6 +651,7 @@ fn load_plugin(
             wasm,
             sha256,
             env,
+            link_later: matches!(config.source, PluginSource::Builtin(_)),
         },
     )?;
     tracing::debug!(

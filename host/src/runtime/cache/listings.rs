@@ -33,13 +33,18 @@ use super::{
 };
 use crate::limits::CACHE_MAX_LISTING_BYTES;
 
+/// The version of what a record holds: records of another are not looked
+/// up, so a start lists afresh and writes the record in this one. 2: with
+/// whether the plugin exports `completions`.
+const RECORD_FORMAT: u8 = 2;
+
 impl CompileCache {
     /// The key of the listing of the component `sha256` given `inputs` (its
     /// configuration and limits, as bytes that differ whenever they do).
     pub(in crate::runtime) fn listing_key(sha256: &[u8; 32], inputs: &[u8]) -> String {
         let mut hasher = Xxh3::new();
         hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
-        hasher.update(&[0]);
+        hasher.update(&[0, RECORD_FORMAT]);
         hasher.update(inputs);
         format!("{}-{:032x}", hex(sha256), hasher.digest128())
     }

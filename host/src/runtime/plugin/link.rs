@@ -1,0 +1,165 @@
+//! Linking a plugin: its compiled code against the sandbox's imports, and
+//! what it is, told by what it exports. A plugin is linked as it loads, or,
+//! when it is served from a listing the compile cache remembers, later
+//! ([`PendingLink`]): in the background once the toolbox has loaded, or by
+//! its first call, whichever comes first.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result, anyhow, bail};
+use wasmtime::component::InstancePre;
+
+use crate::runtime::command;
+use crate::runtime::component_file::Wasm;
+use crate::runtime::contract::Exports;
+use crate::runtime::engine::Engine;
+use crate::runtime::host::{CallState, Imports, LazyImports};
+use crate::runtime::plain;
+
+/// What a component is, told by what it exports.
+pub(super) enum Kind {
+    /// The Toolcell contract (0.1.0 or 0.2.0).
+    Contract(Exports),
+    /// A WASI command: one tool.
+    Command(wasmtime_wasi::p2::bindings::CommandIndices),
+    /// A plain component: its exported functions, by their own tool names.
+    Plain(Vec<plain::Function>),
+}
+
+/// A [`Kind`] without what it holds: known before the plugin is linked.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Shape {
+    Contract,
+    Command,
+    Plain,
+}
+
+impl Kind {
+    pub(super) fn shape(&self) -> Shape {
+        match self {
+            Kind::Contract(_) => Shape::Contract,
+            Kind::Command(_) => Shape::Command,
+            Kind::Plain(_) => Shape::Plain,
+        }
+    }
+}
+
+/// A plugin's code linked against the sandbox's imports, ready to
+/// instantiate, and what it exports.
+pub(super) struct Linked {
+    pub(super) pre: InstancePre<CallState>,
+    pub(super) kind: Kind,
+}
+
+impl Linked {
+    pub(super) fn contract(&self) -> Option<&Exports> {
+        match &self.kind {
+            Kind::Contract(exports) => Some(exports),
+            _ => None,
+        }
+    }
+}
+
+/// What linking a plugin later needs.
+pub(super) struct PendingLink {
+    pub(super) imports: Arc<LazyImports>,
+    pub(super) wasm: Wasm,
+    pub(super) sha256: [u8; 32],
+}
+
+/// Compiles (or loads from the compile cache) the component `wasm`, links
+/// it against `imports`, and tells what it is by what it exports, with the
+/// functions of a plain component that are not served. A component that
+/// serves nothing is an error.
+pub(super) fn link(
+    engine: &Engine,
+    imports: &Imports,
+    name: &str,
+    wasm: &mut Wasm,
+    sha256: &[u8; 32],
+) -> Result<(Linked, Vec<plain::Refused>)> {
+    let component = engine.compile(name, wasm, sha256)?;
+    let pre = imports
+        .linker()
+        .instantiate_pre(&component)
+        .map_err(anyhow::Error::from)
+        .with_context(|| format!("plugin `{name}` needs imports the sandbox does not offer"))?;
+    if let Ok(exports) = Exports::find(&pre) {
+        return Ok((
+            Linked {
+                pre,
+                kind: Kind::Contract(exports),
+            },
+            Vec::new(),
+        ));
+    }
+    if let Some(indices) = command::find(&pre) {
+        return Ok((
+            Linked {
+                pre,
+                kind: Kind::Command(indices),
+            },
+            Vec::new(),
+        ));
+    }
+    let found = plain::discover(engine.wasmtime(), &component, wasm.get()?);
+    for r in &found.refused {
+        tracing::warn!(
+            plugin = name,
+            "function `{}` is not served: {}",
+            r.function,
+            r.reason
+        );
+    }
+    if found.functions.is_empty() {
+        bail!(
+            "plugin `{name}` is refused: it serves nothing. It exports neither the \
+             toolcell:plugin contract nor wasi:cli/run, and no function it exports can \
+             be served (its exports: {}{})",
+            if found.exports.is_empty() {
+                "none".to_string()
+            } else {
+                found.exports.join(", ")
+            },
+            found
+                .refused
+                .iter()
+                .map(|r| format!("; `{}` refused: {}", r.function, r.reason))
+                .collect::<String>()
+        );
+    }
+    Ok((
+        Linked {
+            pre,
+            kind: Kind::Plain(found.functions),
+        },
+        found.refused,
+    ))
+}
+
+impl PendingLink {
+    /// Links the plugin `name`, which was served from its remembered listing
+    /// and so must be a contract plugin. A failure is logged here, since no
+    /// load reports it.
+    pub(super) fn link(mut self, engine: &Engine, name: &str) -> Result<Linked, String> {
+        let started = std::time::Instant::now();
+        let linked = self
+            .imports
+            .get()
+            .and_then(|imports| link(engine, imports, name, &mut self.wasm, &self.sha256))
+            .and_then(|(linked, _)| match linked.kind {
+                Kind::Contract(_) => Ok(linked),
+                _ => Err(anyhow!("it no longer exports the toolcell:plugin contract")),
+            })
+            .map_err(|error| format!("plugin `{name}` could not be linked: {error:#}"));
+        match &linked {
+            Ok(_) => tracing::debug!(
+                plugin = name,
+                elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
+                "plugin linked after its listing was served"
+            ),
+            Err(error) => tracing::error!(plugin = name, "{error}"),
+        }
+        linked
+    }
+}
