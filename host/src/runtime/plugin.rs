@@ -226,12 +226,7 @@ impl Plugin {
     /// linked and nothing has started to link it yet. A failure is logged,
     /// and every call of the plugin then answers with it.
     pub fn link_now(&self) {
-        let pending = self
-            .pending
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(pending) = pending {
+        if let Some(pending) = self.take_pending() {
             let linked = pending.link(&self.engine, &self.name);
             let _ = self.linked.set(linked);
         }
@@ -244,6 +239,14 @@ impl Plugin {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .is_some()
+    }
+
+    /// The link still to do, taken by whoever does it.
+    fn take_pending(&self) -> Option<PendingLink> {
+        self.pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
     }
 
     /// Waits until the plugin is linked (linking it on a thread of its own
@@ -263,12 +266,7 @@ impl Plugin {
         if self.linked.initialized() {
             return;
         }
-        let pending = self
-            .pending
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(pending) = pending {
+        if let Some(pending) = self.take_pending() {
             let (engine, name, cell) = (
                 Arc::clone(&self.engine),
                 Arc::clone(&self.name),

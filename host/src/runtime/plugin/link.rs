@@ -84,23 +84,13 @@ pub(super) fn link(
         .instantiate_pre(&component)
         .map_err(anyhow::Error::from)
         .with_context(|| format!("plugin `{name}` needs imports the sandbox does not offer"))?;
-    if let Ok(exports) = Exports::find(&pre) {
-        return Ok((
-            Linked {
-                pre,
-                kind: Kind::Contract(exports),
-            },
-            Vec::new(),
-        ));
-    }
-    if let Some(indices) = command::find(&pre) {
-        return Ok((
-            Linked {
-                pre,
-                kind: Kind::Command(indices),
-            },
-            Vec::new(),
-        ));
+    let kind = if let Ok(exports) = Exports::find(&pre) {
+        Some(Kind::Contract(exports))
+    } else {
+        command::find(&pre).map(Kind::Command)
+    };
+    if let Some(kind) = kind {
+        return Ok((Linked { pre, kind }, Vec::new()));
     }
     let found = plain::discover(engine.wasmtime(), &component, wasm.get()?);
     for r in &found.refused {
