@@ -1,20 +1,23 @@
 //! Linking a plugin: its compiled code against the sandbox's imports, and
 //! what it is, told by what it exports. A plugin is linked as it loads, or,
 //! when it is served from a listing the compile cache remembers, later
-//! ([`PendingLink`]): in the background once the toolbox has loaded, or by
-//! its first call, whichever comes first.
+//! ([`PendingLink`]): in the background once the server has answered
+//! `tools/list`, or by its first call, whichever comes first.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 
 use anyhow::{Context, Result, anyhow, bail};
 use wasmtime::component::InstancePre;
 
+use crate::runtime::call::CallError;
 use crate::runtime::command;
 use crate::runtime::component_file::Wasm;
 use crate::runtime::contract::Exports;
 use crate::runtime::engine::Engine;
 use crate::runtime::host::{CallState, Imports, LazyImports};
 use crate::runtime::plain;
+
+use super::Plugin;
 
 /// What a component is, told by what it exports.
 pub(super) enum Kind {
@@ -151,5 +154,80 @@ impl PendingLink {
             Err(error) => tracing::error!(plugin = name, "{error}"),
         }
         linked
+    }
+}
+
+impl Plugin {
+    /// Links the plugin now, on this thread, if it was loaded before it was
+    /// linked and nothing has started to link it yet. A failure is logged,
+    /// and every call of the plugin then answers with it.
+    pub fn link_now(&self) {
+        if let Some(pending) = self.take_pending() {
+            let linked = pending.link(&self.engine, &self.name);
+            let _ = self.linked.set(linked);
+        }
+    }
+
+    /// Whether the plugin was loaded before it was linked, and nothing has
+    /// started to link it yet.
+    pub fn awaits_link(&self) -> bool {
+        self.pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
+    /// The link still to do, taken by whoever does it.
+    fn take_pending(&self) -> Option<PendingLink> {
+        self.pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    /// Waits until the plugin is linked (linking it on a thread of its own
+    /// if nothing has started to), and says why it could not be, if it
+    /// could not: what `toolcell check` reports of a plugin it loaded before
+    /// linking it.
+    pub async fn ready(&self) -> Result<(), String> {
+        self.link_soon();
+        match self.linked.wait().await {
+            Ok(_) => Ok(()),
+            Err(error) => Err(error.clone()),
+        }
+    }
+
+    /// Starts the pending link on a blocking-pool thread, if there is one.
+    fn link_soon(&self) {
+        if self.linked.initialized() {
+            return;
+        }
+        if let Some(pending) = self.take_pending() {
+            let (engine, name, cell) = (
+                Arc::clone(&self.engine),
+                Arc::clone(&self.name),
+                Arc::clone(&self.linked),
+            );
+            tokio::task::spawn_blocking(move || {
+                let _ = cell.set(pending.link(&engine, &name));
+            });
+        }
+    }
+
+    /// The plugin's linked code, waiting for it if it is being linked, so
+    /// that the wait is bounded like the call (`what`) that waits.
+    pub(super) async fn linked(&self, what: &str) -> Result<&Linked, CallError> {
+        if let Some(Ok(linked)) = self.linked.get() {
+            return Ok(linked);
+        }
+        self.link_soon();
+        self.linked
+            .wait()
+            .await
+            .as_ref()
+            .map_err(|reason| CallError::Setup {
+                tool: what.to_string(),
+                reason: reason.clone(),
+            })
     }
 }
