@@ -4,6 +4,7 @@
 //! ([`PendingLink`]): in the background once the server has answered
 //! `tools/list`, or by its first call, whichever comes first.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, PoisonError};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -136,25 +137,49 @@ impl PendingLink {
     /// load reports it.
     pub(super) fn link(mut self, engine: &Engine, name: &str) -> Result<Linked, String> {
         let started = std::time::Instant::now();
-        let linked = self
-            .imports
-            .get()
-            .and_then(|imports| link(engine, imports, name, &mut self.wasm, &self.sha256))
-            .and_then(|(linked, _)| match linked.kind {
+        let linked = settle(name, || {
+            let imports = self.imports.get()?;
+            let (linked, _) = link(engine, imports, name, &mut self.wasm, &self.sha256)?;
+            match linked.kind {
                 Kind::Contract(_) => Ok(linked),
                 _ => Err(anyhow!("it no longer exports the toolcell:plugin contract")),
-            })
-            .map_err(|error| format!("plugin `{name}` could not be linked: {error:#}"));
-        match &linked {
-            Ok(_) => tracing::debug!(
+            }
+        });
+        if linked.is_ok() {
+            tracing::debug!(
                 plugin = name,
                 elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
                 "plugin linked after its listing was served"
-            ),
-            Err(error) => tracing::error!(plugin = name, "{error}"),
+            );
         }
         linked
     }
+}
+
+/// Runs a deferred link (`attempt`) of the plugin `name` and says why it
+/// failed, a panic included, logged at error level: no load reports it, and
+/// every call of the plugin answers with it, so a panic must not leave the
+/// plugin unlinked with no reason given (nor end the background thread that
+/// links the plugins after it).
+fn settle<T>(name: &str, attempt: impl FnOnce() -> Result<T>) -> Result<T, String> {
+    let outcome = match std::panic::catch_unwind(AssertUnwindSafe(attempt)) {
+        Ok(result) => result.map_err(|error| format!("{error:#}")),
+        Err(payload) => Err(format!("linking it panicked: {}", panic_text(&*payload))),
+    };
+    outcome.map_err(|reason| {
+        let error = format!("plugin `{name}` could not be linked: {reason}");
+        tracing::error!(plugin = name, "{error}");
+        error
+    })
+}
+
+/// What a panic said, when it said it with a string.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(no message)")
 }
 
 impl Plugin {
@@ -229,5 +254,31 @@ impl Plugin {
                 tool: what.to_string(),
                 reason: reason.clone(),
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_deferred_link_that_fails_says_why() {
+        let failed = settle::<()>("fs", || Err(anyhow!("the cache is gone")));
+        assert_eq!(
+            failed.unwrap_err(),
+            "plugin `fs` could not be linked: the cache is gone"
+        );
+    }
+
+    #[test]
+    fn a_deferred_link_that_panics_becomes_its_error() {
+        let panicked = settle::<()>("git", || panic!("out of slots: {}", 3));
+        assert_eq!(
+            panicked.unwrap_err(),
+            "plugin `git` could not be linked: linking it panicked: out of slots: 3"
+        );
+        let literal = settle::<()>("git", || panic!("plain"));
+        assert!(literal.unwrap_err().ends_with("linking it panicked: plain"));
+        assert_eq!(settle("git", || Ok(7)), Ok(7));
     }
 }
