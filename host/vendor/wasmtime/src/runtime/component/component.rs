@@ -99,6 +99,13 @@ struct ComponentInner {
 
     /// The checksum of the source binary from which the module was compiled.
     checksum: WasmChecksum,
+
+    /// Toolcell's patch: where each trampoline's wasm-call and array-call
+    /// code lies in the text section, looked up once here rather than at
+    /// every instantiation (two searches of `index` per trampoline per
+    /// instance). `None` where `index` has no location, as the lookup it
+    /// replaces would have found.
+    trampoline_locs: PrimaryMap<TrampolineIndex, (Option<FunctionLoc>, Option<FunctionLoc>)>,
 }
 
 impl fmt::Debug for Component {
@@ -471,6 +478,17 @@ impl Component {
             [ValType::I32],
         ));
 
+        // Toolcell's patch: see `ComponentInner::trampoline_locs`.
+        let trampoline_locs = info
+            .component
+            .trampolines
+            .keys()
+            .map(|idx| {
+                let loc = |abi| index.func_loc(FuncKey::ComponentTrampoline(abi, idx)).copied();
+                (loc(Abi::Wasm), loc(Abi::Array))
+            })
+            .collect();
+
         Ok(Component {
             inner: Arc::new(ComponentInner {
                 id: CompiledModuleId::new(),
@@ -482,6 +500,7 @@ impl Component {
                 index,
                 realloc_func_type,
                 checksum,
+                trampoline_locs,
             }),
         })
     }
@@ -518,14 +537,11 @@ impl Component {
     }
 
     pub(crate) fn trampoline_ptrs(&self, index: TrampolineIndex) -> AllCallFuncPointers {
-        let wasm_call = self
-            .store_invariant_func(FuncKey::ComponentTrampoline(Abi::Wasm, index))
-            .unwrap()
-            .cast();
-        let array_call = self
-            .store_invariant_func(FuncKey::ComponentTrampoline(Abi::Array, index))
-            .unwrap()
-            .cast();
+        // Toolcell's patch: the locations were looked up when the component
+        // was made (`ComponentInner::trampoline_locs`).
+        let (wasm, array) = &self.inner.trampoline_locs[index];
+        let wasm_call = self.func_loc_to_pointer(wasm.as_ref().unwrap()).cast();
+        let array_call = self.func_loc_to_pointer(array.as_ref().unwrap()).cast();
         AllCallFuncPointers {
             wasm_call,
             array_call,
