@@ -20,10 +20,15 @@
 //! read and written on the runtime's reactor, not through blocking threads.
 
 use anyhow::Result;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, ProtocolVersion};
+use rmcp::model::{
+    CallToolRequest, ClientJsonRpcMessage, ClientRequest, GetMeta, JsonRpcMessage, JsonRpcRequest,
+    ProtocolVersion,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::{RoleServer, ServiceExt};
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -200,6 +205,55 @@ impl StdioTransport {
     }
 }
 
+/// Parses one line as rmcp would, faster for `tools/call`.
+///
+/// rmcp's `ClientRequest` is an untagged union that tries its requests one
+/// after another, and `tools/call` is the fourteenth: each line of a call
+/// cost thirteen failed attempts, each formatting an error message. So a line
+/// whose keys make it a request (as rmcp tells messages apart: `method` and
+/// `id`, no `result` or `error`) and whose method is `tools/call` is read as
+/// that request directly. Anything else, and a `tools/call` line that does
+/// not read that way, takes rmcp's own path, so every error is rmcp's.
+fn parse(body: &[u8]) -> Result<ClientJsonRpcMessage, serde_json::Error> {
+    match tool_call(body) {
+        Some(call) => Ok(call),
+        None => serde_json::from_slice(body),
+    }
+}
+
+/// `body` read as a `tools/call` request, if its keys and method make it
+/// one and it reads as one (see [`parse`]).
+fn tool_call(body: &[u8]) -> Option<ClientJsonRpcMessage> {
+    let head = serde_json::from_slice::<Head>(body).ok()?;
+    if head.method.as_deref() != Some("tools/call") || !head.id || head.result || head.error {
+        return None;
+    }
+    let call = serde_json::from_slice::<JsonRpcRequest<CallToolRequest>>(body).ok()?;
+    Some(JsonRpcMessage::Request(JsonRpcRequest::new(
+        call.id,
+        ClientRequest::from(call.request),
+    )))
+}
+
+/// The keys of a line that [`parse`] looks at, read without keeping values.
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(borrow, default)]
+    method: Option<Cow<'a, str>>,
+    #[serde(default, deserialize_with = "present")]
+    id: bool,
+    #[serde(default, deserialize_with = "present")]
+    result: bool,
+    #[serde(default, deserialize_with = "present")]
+    error: bool,
+}
+
+/// A key that is there, whatever its value (`null` too).
+fn present<'de, D: Deserializer<'de>>(value: D) -> Result<bool, D::Error> {
+    serde::de::IgnoredAny::deserialize(value)?;
+    Ok(true)
+}
+
 /// Whether rmcp leaves its handshake loop for this request: `initialize`,
 /// or a 2026-07-28 stateless request whose `_meta` is complete and names a
 /// version it supports. (Pings and `server/discover` are answered inside the
@@ -252,7 +306,7 @@ impl rmcp::transport::Transport<RoleServer> for StdioTransport {
             if body.is_empty() {
                 continue;
             }
-            match serde_json::from_slice::<ClientJsonRpcMessage>(body) {
+            match parse(body) {
                 Ok(message) if self.admit(&message) => return Some(message),
                 Ok(_) => {}
                 Err(error) => self.reply = Self::refuse(body, &error),
@@ -272,4 +326,75 @@ fn json_rpc_error(id: Value, code: i32, message: &str) -> Vec<u8> {
         "error": { "code": code, "message": message },
     }))
     .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What rmcp itself makes of `line`, as JSON (its error as text).
+    fn by_rmcp(line: &str) -> Result<Value, String> {
+        serde_json::from_str::<ClientJsonRpcMessage>(line)
+            .map(|message| serde_json::to_value(message).unwrap_or_default())
+            .map_err(|error| error.to_string())
+    }
+
+    fn by_parse(line: &str) -> Result<Value, String> {
+        parse(line.as_bytes())
+            .map(|message| serde_json::to_value(message).unwrap_or_default())
+            .map_err(|error| error.to_string())
+    }
+
+    #[test]
+    fn a_tool_call_reads_as_rmcp_reads_it() {
+        let lines = [
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"a.txt"}}}"#,
+            r#"{"id":"x-1","params":{"arguments":{"n":1.5,"deep":{"list":[1,null,"s"]}},"name":"t"},"method":"tools/call","jsonrpc":"2.0"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":3,"io.example/x":{"y":true}}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":null}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","task":{"ttl":1000}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"t\u00e9"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"extra":1}"#,
+        ];
+        for line in lines {
+            let expected = by_rmcp(line);
+            assert!(expected.is_ok(), "rmcp refuses {line}: {expected:?}");
+            assert_eq!(by_parse(line), expected, "{line}");
+            // Read by the shortcut, not by rmcp's path.
+            let Some(JsonRpcMessage::Request(request)) = tool_call(line.as_bytes()) else {
+                panic!("{line} is not read as a tool call");
+            };
+            assert!(
+                matches!(request.request, ClientRequest::CallToolRequest(_)),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn other_lines_and_bad_calls_fail_or_pass_as_with_rmcp() {
+        let lines = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"error":null}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"ping","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}]"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}"#,
+        ];
+        for line in lines {
+            assert_eq!(by_parse(line), by_rmcp(line), "{line}");
+            if by_rmcp(line).is_err() {
+                assert!(tool_call(line.as_bytes()).is_none(), "{line}");
+            }
+        }
+    }
 }
